@@ -1,0 +1,426 @@
+// aqmlab/ns3/cpp/experiment.h -- one simulation: a graph of nodes and point-to-point links,
+// queue discs per link direction, TCP flows, probes; run; export columns.
+//
+// Python (aqmlab/ns3/build.py) describes the network through a handful of calls, then
+// calls Run() once and pulls the results as std::vector<double> columns. No Python code
+// runs while the simulator runs. The native benchmark (bench/) drives the same class
+// from a C++ main().
+#pragma once
+#include "apps.h"
+#include "flow_stats.h"
+#include "hold_queue_disc.h"
+#include "probes.h"
+#include "tcp_socket.h"
+
+#include "ns3/applications-module.h"
+#include "ns3/core-module.h"
+#include "ns3/internet-module.h"
+#include "ns3/network-module.h"
+#include "ns3/point-to-point-module.h"
+#include "ns3/traffic-control-module.h"
+
+#include <ctime>
+#include <memory>
+#include <stdexcept>
+
+namespace aqmlab
+{
+using namespace ns3;
+
+constexpr int AQMLAB_CPP_VERSION = 1;
+constexpr uint16_t PORT_BASE = 10000;
+
+/// Reset every piece of ns-3 global state so that runs in one process are independent.
+inline void
+ResetGlobals(uint32_t seed, uint64_t run)
+{
+    Simulator::Destroy();
+    Config::Reset();
+    Names::Clear();
+    Ipv4AddressGenerator::Reset();
+    RngSeedManager::ResetNextStreamIndex();
+    RngSeedManager::SetSeed(seed);
+    RngSeedManager::SetRun(run);
+}
+
+struct QueueSpec
+{
+    std::string type; // ns-3 TypeId name, "aqmlab::HoldQueueDisc", or "" for none
+    std::vector<std::pair<std::string, std::string>> attributes;
+    bool probe = false;
+    std::string name;
+    double redWq = 0;  // >0: re-derive the RED average with this weight
+    double redPtc = 0; // link capacity in mean-size packets per second (idle decay)
+};
+
+struct LinkRec
+{
+    uint32_t a, b;
+    std::string rate, delay;
+    NetDeviceContainer devs;
+    QueueSpec q[2]; // q[0]: a -> b (on a's device), q[1]: b -> a
+    bool probeLink[2] = {false, false};
+};
+
+class Experiment
+{
+  public:
+    Experiment() = default;
+    Experiment(const Experiment&) = delete;
+    Experiment& operator=(const Experiment&) = delete;
+
+    ~Experiment()
+    {
+        m_queueProbes.clear();
+        m_linkProbes.clear();
+    }
+
+    // ---------------------------------------------------------------- description
+    uint32_t AddNodes(uint32_t n)
+    {
+        const uint32_t first = m_nodes.GetN();
+        m_nodes.Create(n);
+        return first;
+    }
+
+    uint32_t AddLink(uint32_t a, uint32_t b, const std::string& rate, const std::string& delay)
+    {
+        m_links.push_back(LinkRec{a, b, rate, delay, {}, {}, {}});
+        return m_links.size() - 1;
+    }
+
+    /// Queue disc on link `link`, direction `dir` (0: a->b, 1: b->a). `attrs` is a flat
+    /// list name, value, name, value... of attribute strings.
+    void SetQueue(uint32_t link, int dir, const std::string& type,
+                  const std::vector<std::string>& attrs)
+    {
+        QueueSpec& q = m_links.at(link).q[dir];
+        q.type = type;
+        q.attributes = Pairs(attrs);
+    }
+
+    void ProbeQueue(uint32_t link, int dir, const std::string& name, double redWq, double redPtc)
+    {
+        QueueSpec& q = m_links.at(link).q[dir];
+        q.probe = true;
+        q.name = name;
+        q.redWq = redWq;
+        q.redPtc = redPtc;
+        m_links.at(link).probeLink[dir] = true;
+        m_probeOrder.emplace_back(link, dir);
+    }
+
+    uint32_t AddTcpProfile(const std::string& congestion, const std::string& recovery, bool reno,
+                           double rttAlpha, double rttBeta, const std::vector<std::string>& attrs)
+    {
+        auto p = std::make_unique<TcpProfile>();
+        p->congestion = congestion;
+        p->recovery = recovery;
+        p->reno = reno;
+        p->rttAlpha = rttAlpha;
+        p->rttBeta = rttBeta;
+        p->attributes = Pairs(attrs);
+        m_profiles.push_back(std::move(p));
+        return m_profiles.size() - 1;
+    }
+
+    /// A TCP flow from node `src` to node `dst`; `bytes` 0 = unlimited.
+    uint32_t AddFlow(uint32_t src, uint32_t dst, uint32_t profile, double start, double bytes,
+                     double processing)
+    {
+        FlowInfo f;
+        f.src = src;
+        f.dst = dst;
+        f.profile = profile;
+        f.start = start;
+        f.target = bytes;
+        f.processing = processing;
+        m_flowInfo.push_back(f);
+        return m_flowInfo.size() - 1;
+    }
+
+    void SetRunControl(double duration, double warmup, double sampleInterval, bool stopWhenDone)
+    {
+        m_duration = duration;
+        m_warmup = warmup;
+        m_sample = sampleInterval;
+        m_stopWhenDone = stopWhenDone;
+    }
+
+    // ---------------------------------------------------------------- build and run
+    void Build()
+    {
+        m_stats.assign(m_flowInfo.size(), FlowStats());
+        if (m_flowInfo.size() + PORT_BASE > 65000)
+        {
+            throw std::runtime_error("too many flows for one run (max 55000)");
+        }
+        InternetStackHelper stack;
+        stack.Install(m_nodes);
+
+        PointToPointHelper p2p;
+        p2p.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize", StringValue("1p"));
+        Ipv4AddressHelper addr;
+        for (size_t i = 0; i < m_links.size(); ++i)
+        {
+            LinkRec& l = m_links[i];
+            p2p.SetDeviceAttribute("DataRate", StringValue(l.rate));
+            p2p.SetChannelAttribute("Delay", StringValue(l.delay));
+            l.devs = p2p.Install(m_nodes.Get(l.a), m_nodes.Get(l.b));
+            for (int d = 0; d < 2; ++d)
+            {
+                InstallQueue(l, d);
+            }
+            std::ostringstream net;
+            net << "10." << (i / 256) % 256 << "." << i % 256 << ".0";
+            addr.SetBase(net.str().c_str(), "255.255.255.0");
+            addr.Assign(l.devs); // installs FqCoDel on devices that have no root queue disc
+            for (int d = 0; d < 2; ++d)
+            {
+                if (l.q[d].type.empty())
+                {
+                    Ptr<NetDevice> dev = l.devs.Get(d);
+                    dev->GetNode()->GetObject<TrafficControlLayer>()->DeleteRootQueueDiscOnDevice(
+                        dev);
+                }
+            }
+        }
+        Ipv4GlobalRoutingHelper::PopulateRoutingTables();
+
+        for (const auto& [li, d] : m_probeOrder)
+        {
+            LinkRec& l = m_links[li];
+            Ptr<NetDevice> dev = l.devs.Get(d);
+            Ptr<QueueDisc> qd =
+                dev->GetNode()->GetObject<TrafficControlLayer>()->GetRootQueueDiscOnDevice(dev);
+            Ptr<Queue<Packet>> devq = DynamicCast<PointToPointNetDevice>(dev)->GetQueue();
+            if (!qd)
+            {
+                throw std::runtime_error("probed queue " + l.q[d].name + " has no queue disc");
+            }
+            m_queueProbes.push_back(std::make_unique<QueueProbe>(
+                qd, devq, &m_stats, PORT_BASE, l.q[d].redWq, l.q[d].redPtc));
+            m_linkProbes.push_back(std::make_unique<LinkProbe>(dev));
+            m_probeNames.push_back(l.q[d].name);
+            m_probeRates.push_back(DataRate(l.rate).GetBitRate());
+        }
+
+        m_finite = 0;
+        for (size_t i = 0; i < m_flowInfo.size(); ++i)
+        {
+            FlowInfo& f = m_flowInfo[i];
+            const uint16_t port = PORT_BASE + i;
+            const TcpProfile* prof = m_profiles.at(f.profile).get();
+            Ptr<Receiver> rx = CreateObject<Receiver>();
+            rx->Setup(prof, port, &f, &m_stats[i], [this]() { OnFlowComplete(); });
+            m_nodes.Get(f.dst)->AddApplication(rx);
+            rx->SetStartTime(Seconds(0));
+            Ptr<Sender> tx = CreateObject<Sender>();
+            const Ipv4Address dstAddr =
+                m_nodes.Get(f.dst)->GetObject<Ipv4>()->GetAddress(1, 0).GetLocal();
+            tx->Setup(prof, InetSocketAddress(dstAddr, port).ConvertTo(), f.target, &m_stats[i]);
+            m_nodes.Get(f.src)->AddApplication(tx);
+            tx->SetStartTime(Seconds(f.start));
+            if (f.target > 0)
+            {
+                ++m_finite;
+            }
+        }
+        m_allFinite = m_finite == m_flowInfo.size();
+    }
+
+    void Run()
+    {
+        if (m_warmup > 0)
+        {
+            Simulator::Schedule(Seconds(m_warmup), &Experiment::Snapshot, this);
+        }
+        if (m_sample > 0)
+        {
+            Simulator::Schedule(Seconds(0), &Experiment::Sample, this);
+        }
+        Simulator::Stop(Seconds(m_duration));
+        const std::clock_t c0 = std::clock();
+        const uint64_t e0 = Simulator::GetEventCount();
+        Simulator::Run();
+        m_cpu = double(std::clock() - c0) / CLOCKS_PER_SEC;
+        m_events = double(Simulator::GetEventCount() - e0);
+        m_end = Simulator::Now().GetSeconds();
+        for (auto& p : m_queueProbes)
+        {
+            p->Finish();
+        }
+    }
+
+    // ---------------------------------------------------------------- results
+    double CpuSeconds() const { return m_cpu; }
+    double Events() const { return m_events; }
+    double EndTime() const { return m_end; }
+    double WarmupTime() const { return m_warmupDone ? m_warmup : 0; }
+    uint32_t NFlows() const { return m_flowInfo.size(); }
+    uint32_t NProbes() const { return m_queueProbes.size(); }
+    std::vector<std::string> ProbeNames() const { return m_probeNames; }
+    std::vector<std::string> FlowColumns() const { return FlowStats::Names(); }
+    std::vector<std::string> QueueColumns() const { return QueueCounters::Names(); }
+
+    /// Per-flow counter `i` (FlowColumns order), total or at the end of the warm-up.
+    std::vector<double> FlowColumn(size_t i, bool atWarmup) const
+    {
+        std::vector<double> v;
+        const auto& src = atWarmup ? m_statsWarm : m_stats;
+        for (size_t k = 0; k < m_flowInfo.size(); ++k)
+        {
+            v.push_back(k < src.size() ? src[k].Get(i) : 0.0);
+        }
+        return v;
+    }
+
+    /// Flow description: "src", "dst", "profile", "start", "target", "processing",
+    /// "completion", "first_rx".
+    std::vector<double> FlowInfoColumn(const std::string& name) const
+    {
+        std::vector<double> v;
+        for (const auto& f : m_flowInfo)
+        {
+            v.push_back(name == "src"          ? f.src
+                        : name == "dst"        ? f.dst
+                        : name == "profile"    ? f.profile
+                        : name == "start"      ? f.start
+                        : name == "target"     ? f.target
+                        : name == "processing" ? f.processing
+                        : name == "completion" ? f.completion
+                                               : f.firstRx);
+        }
+        return v;
+    }
+
+    std::vector<double> QueueColumn(size_t i, bool atWarmup) const
+    {
+        std::vector<double> v;
+        for (const auto& p : m_queueProbes)
+        {
+            v.push_back(atWarmup ? (m_warmupDone ? p->warm.Get(i) : 0.0) : p->c.Get(i));
+        }
+        return v;
+    }
+
+    std::vector<double> LinkBytes(bool atWarmup) const
+    {
+        std::vector<double> v;
+        for (const auto& p : m_linkProbes)
+        {
+            v.push_back(atWarmup ? p->warmBytes : p->bytes);
+        }
+        return v;
+    }
+
+    std::vector<double> LinkRates() const
+    {
+        return m_probeRates;
+    }
+
+    std::vector<double> SampleTimes() const
+    {
+        return m_sampleTimes;
+    }
+
+    /// Queue-length series of probe `i`: what = 0 packets, 1 bytes, 2 RED average.
+    std::vector<double> Series(size_t i, int what) const
+    {
+        const auto& p = *m_queueProbes.at(i);
+        return what == 0 ? p.seriesPkts : what == 1 ? p.seriesBytes : p.seriesRedAvg;
+    }
+
+  private:
+    static std::vector<std::pair<std::string, std::string>> Pairs(const std::vector<std::string>& a)
+    {
+        if (a.size() % 2)
+        {
+            throw std::invalid_argument("attribute list must hold name/value pairs");
+        }
+        std::vector<std::pair<std::string, std::string>> out;
+        for (size_t i = 0; i + 1 < a.size(); i += 2)
+        {
+            out.emplace_back(a[i], a[i + 1]);
+        }
+        return out;
+    }
+
+    void InstallQueue(LinkRec& l, int d)
+    {
+        const QueueSpec& q = l.q[d];
+        if (q.type.empty())
+        {
+            return;
+        }
+        Ptr<NetDevice> dev = l.devs.Get(d);
+        Ptr<QueueDisc> qd;
+        if (q.type == "aqmlab::HoldQueueDisc")
+        {
+            Ptr<HoldQueueDisc> h = CreateObject<HoldQueueDisc>();
+            h->Configure(&m_flowInfo, PORT_BASE, 1000 + m_holdStreams++);
+            qd = h;
+        }
+        else
+        {
+            ObjectFactory f;
+            f.SetTypeId(q.type);
+            for (const auto& [name, value] : q.attributes)
+            {
+                f.Set(name, StringValue(value));
+            }
+            qd = f.Create<QueueDisc>();
+        }
+        dev->GetNode()->GetObject<TrafficControlLayer>()->SetRootQueueDiscOnDevice(dev, qd);
+    }
+
+    void Snapshot()
+    {
+        m_warmupDone = true;
+        m_statsWarm = m_stats;
+        for (auto& p : m_queueProbes)
+        {
+            p->Snapshot();
+        }
+        for (auto& p : m_linkProbes)
+        {
+            p->Snapshot();
+        }
+    }
+
+    void Sample()
+    {
+        m_sampleTimes.push_back(Simulator::Now().GetSeconds());
+        for (auto& p : m_queueProbes)
+        {
+            p->Sample();
+        }
+        Simulator::Schedule(Seconds(m_sample), &Experiment::Sample, this);
+    }
+
+    void OnFlowComplete()
+    {
+        if (++m_completed == m_finite && m_allFinite && m_stopWhenDone)
+        {
+            Simulator::Stop();
+        }
+    }
+
+    NodeContainer m_nodes;
+    std::vector<LinkRec> m_links;
+    std::vector<std::unique_ptr<TcpProfile>> m_profiles;
+    std::vector<FlowInfo> m_flowInfo;
+    std::vector<FlowStats> m_stats, m_statsWarm;
+    std::vector<std::pair<uint32_t, int>> m_probeOrder;
+    std::vector<std::unique_ptr<QueueProbe>> m_queueProbes;
+    std::vector<std::unique_ptr<LinkProbe>> m_linkProbes;
+    std::vector<std::string> m_probeNames;
+    std::vector<double> m_probeRates;
+    std::vector<double> m_sampleTimes;
+    double m_duration = 10, m_warmup = 0, m_sample = 0;
+    bool m_stopWhenDone = true, m_allFinite = false, m_warmupDone = false;
+    uint32_t m_finite = 0, m_completed = 0, m_holdStreams = 0;
+    double m_cpu = 0, m_events = 0, m_end = 0;
+};
+
+} // namespace aqmlab

@@ -1,0 +1,174 @@
+// aqmlab/ns3/cpp/tcp_socket.h -- the TCP socket every aqmlab flow uses.
+//
+// Extends ns3::TcpSocketBase with
+//  * classic Reno loss recovery (ns-2 Agent/TCP/Reno): the first new ACK in fast
+//    recovery ends it, so further losses of the window need three new duplicate ACKs
+//    (another halving) or a timeout. ns-3 has only NewReno/RFC 6675 recovery.
+//  * per-flow counters (segments sent, retransmissions, timeouts, fast recoveries),
+//    kept in C++ and exported at the end of the run.
+#pragma once
+#include "flow_stats.h"
+
+#include "ns3/internet-module.h"
+
+namespace aqmlab
+{
+using namespace ns3;
+
+class AqmTcpSocket : public TcpSocketBase
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("aqmlab::AqmTcpSocket")
+                                .SetParent<TcpSocketBase>()
+                                .SetGroupName("Internet");
+        return tid;
+    }
+
+    TypeId GetInstanceTypeId() const override
+    {
+        return GetTypeId();
+    }
+
+    AqmTcpSocket() = default;
+
+    AqmTcpSocket(const AqmTcpSocket& other)
+        : TcpSocketBase(other),
+          m_reno(other.m_reno),
+          m_stats(nullptr)
+    {
+    }
+
+    /// Use classic Reno recovery (meaningful only with SACK off).
+    void SetReno(bool reno)
+    {
+        m_reno = reno;
+    }
+
+    /// Count this socket's events into `stats` (sender side only; may be null).
+    void SetStats(FlowStats* stats)
+    {
+        m_stats = stats;
+    }
+
+  protected:
+    Ptr<TcpSocketBase> Fork() override
+    {
+        return CopyObject<AqmTcpSocket>(this);
+    }
+
+    void ProcessAck(const SequenceNumber32& ack,
+                    bool scoreboardUpdated,
+                    uint32_t currentDelivered,
+                    const SequenceNumber32& oldHead,
+                    bool receivedData) override
+    {
+        const auto before = m_tcb->m_congState.Get();
+        bool renoExit = false;
+        if (m_reno && !m_sackEnabled && before == TcpSocketState::CA_RECOVERY &&
+            ack > oldHead && ack < m_recover)
+        {
+            // Reno: any new ACK ends fast recovery (cwnd = ssthresh in the base class).
+            m_recover = ack;
+            renoExit = true;
+        }
+        TcpSocketBase::ProcessAck(ack, scoreboardUpdated, currentDelivered, oldHead, receivedData);
+        if (renoExit)
+        {
+            m_txBuffer->ResetRenoSack(); // forget the dupack-emulated SACK marks
+        }
+        const auto after = m_tcb->m_congState.Get();
+        if (m_stats && after != before)
+        {
+            if (after == TcpSocketState::CA_RECOVERY)
+            {
+                m_stats->fastRecoveries += 1;
+            }
+            else if (after == TcpSocketState::CA_CWR)
+            {
+                m_stats->ecnEchoes += 1;
+            }
+        }
+    }
+
+    void ReTxTimeout() override
+    {
+        // Count data timeouts only (not SYN/FIN retries, nor stale timers).
+        if (m_stats && m_state != CLOSED && m_state != TIME_WAIT && m_state != SYN_SENT &&
+            m_txBuffer->Size() > 0 && m_txBuffer->HeadSequence() < m_tcb->m_highTxMark)
+        {
+            m_stats->timeouts += 1;
+        }
+        TcpSocketBase::ReTxTimeout();
+        if (!m_sackEnabled && m_recoverActive && m_tcb->m_congState == TcpSocketState::CA_LOSS)
+        {
+            // RFC 6582 s3.2 / ns-2 bugfix_: after a timeout, duplicate ACKs may start a fast
+            // retransmit only once the cumulative ACK covers MORE than the highest byte sent
+            // before the timeout. ns-3 compares with >= and so fast-retransmits spuriously
+            // on the duplicate ACKs that its own go-back-N retransmissions provoke.
+            m_recover = m_tcb->m_highTxMark.Get() + 1;
+        }
+    }
+
+    uint32_t SendDataPacket(SequenceNumber32 seq, uint32_t maxSize, bool withAck) override
+    {
+        const bool retrans = seq < m_tcb->m_highTxMark;
+        const uint32_t sz = TcpSocketBase::SendDataPacket(seq, maxSize, withAck);
+        if (m_stats && sz > 0)
+        {
+            m_stats->dataPacketsSent += 1;
+            m_stats->dataBytesSent += sz;
+            if (retrans)
+            {
+                m_stats->retransPackets += 1;
+            }
+        }
+        return sz;
+    }
+
+  private:
+    bool m_reno{false};
+    FlowStats* m_stats{nullptr};
+};
+
+/// How to build a socket: congestion control, recovery and attribute values.
+struct TcpProfile
+{
+    std::string congestion = "ns3::TcpNewReno";
+    std::string recovery = "ns3::TcpClassicRecovery";
+    bool reno = false;
+    double rttAlpha = 0.125;
+    double rttBeta = 0.25;
+    std::vector<std::pair<std::string, std::string>> attributes; // TcpSocket(Base) attributes
+};
+
+/// Create an AqmTcpSocket on `node` configured by `profile` (as TcpL4Protocol would).
+inline Ptr<AqmTcpSocket>
+MakeTcpSocket(Ptr<Node> node, const TcpProfile& profile)
+{
+    Ptr<TcpL4Protocol> tcp = node->GetObject<TcpL4Protocol>();
+    Ptr<RttMeanDeviation> rtt = CreateObject<RttMeanDeviation>();
+    rtt->SetAttribute("Alpha", DoubleValue(profile.rttAlpha));
+    rtt->SetAttribute("Beta", DoubleValue(profile.rttBeta));
+    ObjectFactory cc;
+    cc.SetTypeId(profile.congestion);
+    ObjectFactory rec;
+    rec.SetTypeId(profile.recovery);
+
+    Ptr<AqmTcpSocket> s = CreateObject<AqmTcpSocket>();
+    s->SetNode(node);
+    s->SetTcp(tcp);
+    s->SetRtt(rtt);
+    s->SetCongestionControlAlgorithm(cc.Create<TcpCongestionOps>());
+    s->SetRecoveryAlgorithm(rec.Create<TcpRecoveryOps>());
+    s->SetReno(profile.reno);
+    for (const auto& [name, value] : profile.attributes)
+    {
+        s->SetAttribute(name, StringValue(value));
+    }
+    tcp->AddSocket(s);
+    return s;
+}
+
+} // namespace aqmlab

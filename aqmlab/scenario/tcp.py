@@ -1,0 +1,138 @@
+"""TCP sender/receiver configuration (defaults follow ns-2.35, not ns-3)."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from aqmlab.errors import ScenarioError
+from aqmlab.units import (
+    Spec,
+    check_bool,
+    check_choice,
+    check_float,
+    check_int,
+    check_keys,
+    check_kind,
+    check_time,
+    parse_bytes,
+    parse_time,
+    set_attr,
+)
+
+__all__ = ["Tcp", "TCP_VARIANTS"]
+
+TCP_VARIANTS = ("reno", "newreno", "sack", "cubic", "bbr", "dctcp", "linux-reno")
+_SACK_VARIANTS = frozenset({"sack", "cubic", "bbr", "dctcp", "linux-reno"})
+_CLASSIC_VARIANTS = frozenset({"reno", "newreno", "sack"})
+
+
+@dataclass(frozen=True, kw_only=True)
+class Tcp(Spec):
+    """TCP configuration; every default is ns-2.35-like.
+
+    - ``variant`` "reno" (ns-2 Agent/TCP/Reno); one of :data:`TCP_VARIANTS`.
+    - ``ecn`` False (ns-2 ``ecn_ 0``); required True for "dctcp".
+    - ``mss`` 1000 bytes of payload (ns-2 ``packetSize_``), 100..9000.
+    - ``initial_cwnd`` 2 segments (ns-2 ``windowInit_``).
+    - ``delayed_ack`` False (ns-2 Agent/TCPSink, not DelAck); ``delack_timeout`` 100 ms
+      (ns-2 ``interval_``).
+    - ``min_rto`` 200 ms (ns-2 ``minrto_``); ``initial_rto`` 3 s (ns-2 ``rtxcur_init_``);
+      ``clock_granularity`` 10 ms (ns-2 ``tcpTick_``).
+    - ``timestamps`` False (ns-2 ``timestamps_``); ``window_scaling`` True.
+    - ``rcv_window`` 1 MB, ``snd_buffer`` 4 MB: large enough never to limit (ns-2 ``window_``
+      is effectively unlimited); both >= ``mss``.
+    - ``limited_transmit`` True (RFC 3042); ``recovery`` "auto" ("classic" for
+      reno/newreno/sack, "prr" otherwise), "classic" or "prr".
+    - ``dupack_threshold`` 3 (ns-2 ``numdupacks_``).
+    - ``rtt_alpha`` 0.125, ``rtt_beta`` 0.25 (RFC 6298 gains, ns-2 ``T_SRTT_BITS``/``T_RTTVAR_BITS``).
+    - ``max_retries`` 1000000: ns-2 never gives up on a connection.
+    """
+
+    variant: str = "reno"
+    ecn: bool = False
+    mss: int = 1000
+    initial_cwnd: int = 2
+    delayed_ack: bool = False
+    delack_timeout: str | float = "100ms"
+    min_rto: str | float = "200ms"
+    initial_rto: str | float = "3s"
+    clock_granularity: str | float = "10ms"
+    timestamps: bool = False
+    window_scaling: bool = True
+    rcv_window: str | int = "1MB"
+    snd_buffer: str | int = "4MB"
+    limited_transmit: bool = True
+    recovery: str = "auto"
+    dupack_threshold: int = 3
+    rtt_alpha: float = 0.125
+    rtt_beta: float = 0.25
+    max_retries: int = 1000000
+
+    def __post_init__(self) -> None:
+        check_kind(self.variant, "variant", TCP_VARIANTS)
+        for name in ("ecn", "delayed_ack", "timestamps", "window_scaling", "limited_transmit"):
+            check_bool(getattr(self, name), name)
+        check_int(self.mss, "mss", ge=100, le=9000)
+        check_int(self.initial_cwnd, "initial_cwnd", ge=1)
+        check_time(self.delack_timeout, "delack_timeout", positive=True)
+        check_time(self.min_rto, "min_rto")
+        check_time(self.initial_rto, "initial_rto", positive=True)
+        check_time(self.clock_granularity, "clock_granularity", positive=True)
+        for name in ("rcv_window", "snd_buffer"):
+            if parse_bytes(getattr(self, name), name) < self.mss:
+                raise ScenarioError(name, getattr(self, name), f"{name} must be >= mss ({self.mss} B)")
+        check_choice(self.recovery, "recovery", ("auto", "classic", "prr"))
+        check_int(self.dupack_threshold, "dupack_threshold", ge=1)
+        set_attr(self, "rtt_alpha", check_float(self.rtt_alpha, "rtt_alpha", gt=0, le=1))
+        set_attr(self, "rtt_beta", check_float(self.rtt_beta, "rtt_beta", gt=0, le=1))
+        check_int(self.max_retries, "max_retries", ge=1)
+        if self.variant == "dctcp" and not self.ecn:
+            raise ScenarioError("ecn", self.ecn, "variant 'dctcp' requires ecn = true")
+
+    @property
+    def sack(self) -> bool:
+        """Whether SACK is negotiated (every variant except reno/newreno)."""
+        return self.variant in _SACK_VARIANTS
+
+    @property
+    def effective_recovery(self) -> str:
+        """``recovery`` with "auto" resolved: "classic" for reno/newreno/sack, else "prr"."""
+        if self.recovery != "auto":
+            return self.recovery
+        return "classic" if self.variant in _CLASSIC_VARIANTS else "prr"
+
+    @property
+    def rcv_window_bytes(self) -> int:
+        return parse_bytes(self.rcv_window, "rcv_window")
+
+    @property
+    def snd_buffer_bytes(self) -> int:
+        return parse_bytes(self.snd_buffer, "snd_buffer")
+
+    @property
+    def delack_timeout_s(self) -> float:
+        return parse_time(self.delack_timeout, "delack_timeout")
+
+    @property
+    def min_rto_s(self) -> float:
+        return parse_time(self.min_rto, "min_rto")
+
+    @property
+    def initial_rto_s(self) -> float:
+        return parse_time(self.initial_rto, "initial_rto")
+
+    @property
+    def clock_granularity_s(self) -> float:
+        return parse_time(self.clock_granularity, "clock_granularity")
+
+    def with_overrides(self, d: Mapping[str, Any] | None) -> Tcp:
+        """A validated copy with the fields in ``d`` replaced; unknown keys raise ScenarioError."""
+        if not d:
+            return self
+        if not isinstance(d, Mapping):
+            raise ScenarioError("tcp", d, "must be a table/dict of Tcp fields")
+        check_keys(d, [f.name for f in dataclasses.fields(self)])
+        return dataclasses.replace(self, **d)
