@@ -42,8 +42,8 @@ class Tcp(Spec):
     - ``min_rto`` 200 ms (ns-2 ``minrto_``); ``initial_rto`` 3 s (ns-2 ``rtxcur_init_``);
       ``clock_granularity`` 10 ms (ns-2 ``tcpTick_``).
     - ``timestamps`` False (ns-2 ``timestamps_``); ``window_scaling`` True.
-    - ``rcv_window`` 1 MB, ``snd_buffer`` 4 MB: large enough never to limit (ns-2 ``window_``
-      is effectively unlimited); both >= ``mss``.
+    - ``rcv_window`` 1 MB, ``snd_buffer`` 4 MB: chosen never to limit the sender (ns-2's
+      ``window_`` 20 is usually raised in AQM studies); both >= ``mss``.
     - ``limited_transmit`` True (RFC 3042); ``recovery`` "auto" ("classic" for
       reno/newreno/sack, "prr" otherwise), "classic" or "prr".
     - ``dupack_threshold`` 3 (ns-2 ``numdupacks_``).

@@ -78,8 +78,12 @@ class AqmTcpSocket : public TcpSocketBase
         {
             m_txBuffer->ResetRenoSack(); // forget the dupack-emulated SACK marks
         }
+        // CWR is entered in ReceivedAck before ProcessAck runs: compare with the state
+        // seen at the end of the previous ACK, not with `before`.
         const auto after = m_tcb->m_congState.Get();
-        if (m_stats && after != before)
+        const auto prev = m_prevState;
+        m_prevState = after;
+        if (m_stats && after != prev)
         {
             if (after == TcpSocketState::CA_RECOVERY)
             {
@@ -129,6 +133,7 @@ class AqmTcpSocket : public TcpSocketBase
 
   private:
     bool m_reno{false};
+    TcpSocketState::TcpCongState_t m_prevState{TcpSocketState::CA_OPEN};
     FlowStats* m_stats{nullptr};
 };
 

@@ -1,0 +1,42 @@
+"""Plan -> the C++ ``aqmlab::Experiment``: a few dozen calls, no per-packet Python."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aqmlab.ns3.mapping import queue_config, tcp_config
+from aqmlab.plan import Plan
+from aqmlab.scenario import Scenario
+
+HOLD_QUEUE = "aqmlab::HoldQueueDisc"
+
+
+def build(cpp: Any, scenario: Scenario, plan: Plan) -> Any:
+    """Create and return a built (not yet run) ``aqmlab::Experiment``."""
+    exp = cpp.Experiment()
+    exp.AddNodes(len(plan.nodes))
+    for i, link in enumerate(plan.links):
+        exp.AddLink(link.a, link.b, f"{int(round(link.rate_bps))}bps",
+                    f"{link.delay_s * 1e9:.0f}ns")
+        for d in (0, 1):
+            queue = link.queues[d]
+            if link.hold[d]:
+                exp.SetQueue(i, d, HOLD_QUEUE, [])
+            elif queue is not None:
+                cfg = queue_config(queue, link.rate_bps, link.delay_s)
+                exp.SetQueue(i, d, cfg.type_id, cfg.flat())
+                if link.probes[d]:
+                    exp.ProbeQueue(i, d, link.probes[d], cfg.red_wq, cfg.red_ptc)
+    profiles: dict[Any, int] = {}
+    for flow in plan.flows:
+        if flow.tcp not in profiles:
+            cfg = tcp_config(flow.tcp)
+            profiles[flow.tcp] = exp.AddTcpProfile(cfg.congestion, cfg.recovery, cfg.reno,
+                                                   cfg.rtt_alpha, cfg.rtt_beta, cfg.flat())
+        exp.AddFlow(flow.src, flow.dst, profiles[flow.tcp], flow.start_s, flow.size_bytes,
+                    flow.processing_s)
+    run = scenario.run
+    sample = run.sample_interval_s if run.sample_interval is not None else 0.0
+    exp.SetRunControl(run.duration_s, run.warmup_s, sample, run.stop_when_done)
+    exp.Build()
+    return exp

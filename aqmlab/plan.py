@@ -1,0 +1,160 @@
+"""Expand a Scenario into a network plan: nodes, links, queues, flows. Pure Python, no ns-3.
+
+The plan is what ``aqmlab.ns3.build`` hands to the C++ Experiment. Keeping it separate
+makes the topology logic (who connects to whom, which queue sits where, each flow's base
+RTT and start time) testable without the simulator.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from aqmlab.scenario import Bulk, Dumbbell, Link, ParkingLot, Scenario, Tcp
+from aqmlab.scenario.queues import Queue
+
+
+@dataclass
+class PlanLink:
+    """A point-to-point link ``a <-> b``; ``queues[0]`` serves a->b, ``queues[1]`` b->a."""
+
+    a: int
+    b: int
+    rate_bps: float
+    delay_s: float
+    queues: tuple[Queue | None, Queue | None]
+    probes: tuple[str | None, str | None] = (None, None)
+    hold: tuple[bool, bool] = (False, False)  # random processing time on this direction
+
+
+@dataclass
+class PlanFlow:
+    """One TCP connection from node ``src`` to node ``dst``."""
+
+    group: int
+    src: int
+    dst: int
+    tcp: Tcp
+    start_s: float
+    size_bytes: float  # 0 = unlimited (bulk)
+    processing_s: float
+    base_rtt_s: float
+
+
+@dataclass
+class Plan:
+    """Everything the simulator needs, in simulator-neutral terms."""
+
+    nodes: list[str] = field(default_factory=list)
+    links: list[PlanLink] = field(default_factory=list)
+    flows: list[PlanFlow] = field(default_factory=list)
+    hosts: dict[str, list[int]] = field(default_factory=dict)  # role -> node indices
+    _adj: dict[int, list[tuple[int, float]]] = field(default_factory=dict)
+
+    def add_node(self, label: str) -> int:
+        self.nodes.append(label)
+        return len(self.nodes) - 1
+
+    def add_link(self, a: int, b: int, link: Link, scale: float, queues, probes=(None, None)):
+        self.links.append(PlanLink(a, b, link.rate_bps * scale, link.delay_s, tuple(queues),
+                                   tuple(probes)))
+        self._adj.setdefault(a, []).append((b, link.delay_s))
+        self._adj.setdefault(b, []).append((a, link.delay_s))
+        return len(self.links) - 1
+
+    def path_delay(self, src: int, dst: int) -> float:
+        """One-way propagation delay along the (unique, tree) path from src to dst."""
+        stack = [(src, -1, 0.0)]
+        while stack:
+            node, parent, d = stack.pop()
+            if node == dst:
+                return d
+            stack.extend((n, node, d + w) for n, w in self._adj.get(node, []) if n != parent)
+        raise ValueError(f"no path from {self.nodes[src]} to {self.nodes[dst]}")
+
+    def probe_names(self) -> list[str]:
+        return [p for link in self.links for p in link.probes if p]
+
+
+def _delays(explicit: list | tuple | None, n: int, default: Link) -> list[Link]:
+    if explicit is None:
+        return [default] * n
+    return [Link(rate=default.rate, delay=d) for d in explicit]
+
+
+def _dumbbell(t: Dumbbell, plan: Plan) -> None:
+    s, r = t.senders, t.receivers if t.receivers is not None else t.senders
+    senders = [plan.add_node(f"S{i}") for i in range(s)]
+    left, right = plan.add_node("R0"), plan.add_node("R1")
+    receivers = [plan.add_node(f"D{j}") for j in range(r)]
+    plan.hosts = {"e2e.senders": senders, "e2e.receivers": receivers}
+    for i, link in zip(senders, _delays(t.sender_delays, s, t.access)):
+        plan.add_link(i, left, link, t.rate_scale, (t.access_queue, t.access_queue))
+    plan.add_link(left, right, t.bottleneck, t.rate_scale, (t.forward_queue, t.reverse_queue),
+                  ("R0->R1", "R1->R0"))
+    for j, link in zip(receivers, _delays(t.receiver_delays, r, t.access)):
+        plan.add_link(right, j, link, t.rate_scale, (t.access_queue, t.access_queue))
+
+
+def _parking_lot(t: ParkingLot, plan: Plan) -> None:
+    routers = [plan.add_node(f"R{i}") for i in range(t.routers)]
+    r = t.receivers if t.receivers is not None else t.senders
+    cr = t.cross_receivers if t.cross_receivers is not None else t.cross_senders
+    senders = [plan.add_node(f"S{i}") for i in range(t.senders)]
+    receivers = [plan.add_node(f"D{j}") for j in range(r)]
+    plan.hosts = {"e2e.senders": senders, "e2e.receivers": receivers}
+    for i in senders:
+        plan.add_link(i, routers[0], t.access, t.rate_scale, (t.access_queue, t.access_queue))
+    for j in receivers:
+        plan.add_link(routers[-1], j, t.access, t.rate_scale, (t.access_queue, t.access_queue))
+    for h in range(t.hops):
+        fwd, rev = t.hop_queues(h)
+        plan.add_link(routers[h], routers[h + 1], t.hop_link(h), t.rate_scale, (fwd, rev),
+                      (f"R{h}->R{h + 1}", f"R{h + 1}->R{h}"))
+        cs = [plan.add_node(f"X{h}S{i}") for i in range(t.cross_senders)]
+        cd = [plan.add_node(f"X{h}D{j}") for j in range(cr)]
+        plan.hosts[f"cross:{h}.senders"], plan.hosts[f"cross:{h}.receivers"] = cs, cd
+        for i in cs:
+            plan.add_link(i, routers[h], t.access, t.rate_scale, (t.access_queue, t.access_queue))
+        for j in cd:
+            plan.add_link(routers[h + 1], j, t.access, t.rate_scale,
+                          (t.access_queue, t.access_queue))
+
+
+def make_plan(scenario: Scenario) -> Plan:
+    """Expand ``scenario`` into nodes, links and flows (start times drawn from the seed)."""
+    plan = Plan()
+    topo = scenario.topology
+    if isinstance(topo, Dumbbell):
+        _dumbbell(topo, plan)
+    elif isinstance(topo, ParkingLot):
+        _parking_lot(topo, plan)
+    else:  # pragma: no cover - the scenario model rejects other kinds
+        raise TypeError(f"unsupported topology {type(topo).__name__}")
+    run = scenario.run
+    for g, group in enumerate(scenario.traffic):
+        senders = plan.hosts[f"{group.path}.senders"]
+        receivers = plan.hosts[f"{group.path}.receivers"]
+        if group.senders is not None:
+            senders = [senders[i] for i in group.senders]
+        if group.receivers is not None:
+            receivers = [receivers[i] for i in group.receivers]
+        tcp = scenario.tcp.with_overrides(group.tcp) if group.tcp else scenario.tcp
+        # Common random numbers: the draws depend only on seed, run and group index.
+        rng = np.random.default_rng([run.seed, run.run, g])
+        n = group.n_flows
+        starts = group.start_s + rng.uniform(0.0, group.start_spread_s, size=n)
+        if isinstance(group, Bulk):
+            sizes, processing = [0.0] * n, group.processing_time_s
+        else:
+            sizes, processing = list(group.sizes_bytes), 0.0
+        for k in range(n):
+            src, dst = senders[k % len(senders)], receivers[k % len(receivers)]
+            plan.flows.append(PlanFlow(g, src, dst, tcp, float(starts[k]), float(sizes[k]),
+                                       processing, 2 * plan.path_delay(src, dst)))
+    if any(f.processing_s > 0 for f in plan.flows):
+        holders = {f.src for f in plan.flows if f.processing_s > 0}
+        for link in plan.links:
+            link.hold = (link.a in holders, link.b in holders)
+    return plan

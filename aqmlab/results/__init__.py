@@ -1,0 +1,1 @@
+"""Tidy result tables of runs, and their Parquet + JSON storage."""

@@ -1,0 +1,156 @@
+"""Raw C++ columns -> tidy pandas tables (flows, queues, links, queue_ts, summary).
+
+Column names carry their unit (``goodput_mbps``, ``avg_qlen_pkts``, ``completion_time_s``).
+Rates and averages are over the measured interval: from the end of the warm-up to the end
+of the run. Counters are differences of the two snapshots.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from aqmlab.ns3.session import RawRun
+from aqmlab.plan import Plan
+from aqmlab.scenario import Scenario
+
+
+def _measured(raw: RawRun) -> float:
+    return max(raw.stats["end_s"] - raw.stats["warmup_s"], 1e-12)
+
+
+def flows_table(scenario: Scenario, plan: Plan, raw: RawRun) -> pd.DataFrame:
+    t = _measured(raw)
+    d = {k: raw.flows[k] - raw.flows_warm[k] for k in raw.flows}
+    info = raw.flow_info
+    start = info["start"]
+    completion = np.where(info["completion"] >= 0, info["completion"] - start, np.nan)
+    size = np.where(info["target"] > 0, info["target"], np.nan)
+    df = pd.DataFrame({
+        "flow": np.arange(len(plan.flows)),
+        "group": [f.group for f in plan.flows],
+        "traffic": [type(scenario.traffic[f.group]).__name__.lower() for f in plan.flows],
+        "variant": [f.tcp.variant for f in plan.flows],
+        "ecn": [f.tcp.ecn for f in plan.flows],
+        "src": [plan.nodes[f.src] for f in plan.flows],
+        "dst": [plan.nodes[f.dst] for f in plan.flows],
+        "base_rtt_s": [f.base_rtt_s for f in plan.flows],
+        "start_s": start,
+        "size_bytes": size,
+        "bytes_delivered": d["bytes_received"],
+        "goodput_mbps": d["bytes_received"] * 8 / t / 1e6,
+        "throughput_mbps": d["data_bytes_sent"] * 8 / t / 1e6,
+        "data_packets_sent": d["data_packets_sent"].astype(np.int64),
+        "retransmitted_packets": d["retrans_packets"].astype(np.int64),
+        "timeouts": d["timeouts"].astype(np.int64),
+        "fast_recoveries": d["fast_recoveries"].astype(np.int64),
+        "ecn_reductions": d["ecn_reductions"].astype(np.int64),
+        "drops": d["drops"].astype(np.int64),
+        "marks": d["marks"].astype(np.int64),
+        "ack_drops": d["ack_drops"].astype(np.int64),
+        "completed": info["completion"] >= 0,
+        "completion_time_s": completion,
+        "transfer_goodput_mbps": size * 8 / completion / 1e6,
+        "total_bytes_delivered": raw.flows["bytes_received"],
+    })
+    return df
+
+
+def queues_table(scenario: Scenario, plan: Plan, raw: RawRun) -> pd.DataFrame:
+    t = _measured(raw)
+    q = {k: raw.queues[k] - raw.queues_warm[k] for k in raw.queues}
+    q["max_pkts"] = raw.queues["max_pkts"]
+    names = raw.probe_names
+    kinds, limits = [], []
+    for link in plan.links:
+        for d in (0, 1):
+            if link.probes[d]:
+                queue = link.queues[d]
+                kinds.append(queue.kind)
+                limits.append(queue.limit)
+    arrivals = q["arrivals"]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        df = pd.DataFrame({
+            "queue": names,
+            "kind": kinds,
+            "limit": [str(x) for x in limits],
+            "arrivals": arrivals.astype(np.int64),
+            "departures": q["departures"].astype(np.int64),
+            "drops": q["drops"].astype(np.int64),
+            "forced_drops": q["forced_drops"].astype(np.int64),
+            "unforced_drops": q["unforced_drops"].astype(np.int64),
+            "overflow_drops": q["overflow_drops"].astype(np.int64),
+            "marks": q["marks"].astype(np.int64),
+            "loss_rate": np.where(arrivals > 0, q["drops"] / arrivals, np.nan),
+            "mark_rate": np.where(arrivals > 0, q["marks"] / arrivals, np.nan),
+            "avg_qlen_pkts": q["area_pkts"] / t,
+            "avg_qlen_bytes": q["area_bytes"] / t,
+            "max_qlen_pkts": q["max_pkts"],
+            "red_avg_pkts": np.where(q["red_avg_n"] > 0, q["red_avg_sum"] / q["red_avg_n"],
+                                     np.nan),
+            "avg_delay_s": q["area_bytes"] / t * 8 / raw.link_rates,
+        })
+    return df
+
+
+def links_table(raw: RawRun) -> pd.DataFrame:
+    t = _measured(raw)
+    sent = raw.link_bytes - raw.link_bytes_warm
+    return pd.DataFrame({
+        "link": raw.probe_names,
+        "rate_bps": raw.link_rates,
+        "bytes_tx": sent.astype(np.int64),
+        "utilisation": sent * 8 / (raw.link_rates * t),
+    })
+
+
+def queue_ts_table(raw: RawRun) -> pd.DataFrame:
+    times = raw.sample_times
+    parts = []
+    for name, (pkts, nbytes, avg) in raw.series.items():
+        n = min(len(times), len(pkts))
+        parts.append(pd.DataFrame({"time_s": times[:n], "queue": name, "qlen_pkts": pkts[:n],
+                                   "qlen_bytes": nbytes[:n], "red_avg_pkts": avg[:n]}))
+    if not parts:
+        return pd.DataFrame(columns=["time_s", "queue", "qlen_pkts", "qlen_bytes",
+                                     "red_avg_pkts"])
+    return pd.concat(parts, ignore_index=True)
+
+
+def summary_table(scenario: Scenario, flows: pd.DataFrame, queues: pd.DataFrame,
+                  links: pd.DataFrame, raw: RawRun) -> pd.DataFrame:
+    """One row: the headline numbers of the run (first probed queue = main bottleneck)."""
+    t = _measured(raw)
+    row = {
+        "scenario": scenario.name,
+        "scenario_hash": scenario.hash,
+        "seed": scenario.run.seed,
+        "run": scenario.run.run,
+        "end_s": raw.stats["end_s"],
+        "measured_s": t,
+        "flows": len(flows),
+        "goodput_mbps": float(flows["goodput_mbps"].sum()),
+        "throughput_mbps": float(flows["throughput_mbps"].sum()),
+        "retransmitted_packets": int(flows["retransmitted_packets"].sum()),
+        "timeouts": int(flows["timeouts"].sum()),
+        "fast_recoveries": int(flows["fast_recoveries"].sum()),
+        "completed": int(flows["completed"].sum()),
+        "events": int(raw.stats["events"]),
+        "run_cpu_s": raw.stats["run_cpu_s"],
+        "wall_s": raw.stats.get("wall_s", np.nan),
+    }
+    if len(queues):
+        main, link = queues.iloc[0], links.iloc[0]
+        row.update({
+            "bottleneck": main["queue"],
+            "utilisation": float(link["utilisation"]),
+            "loss_rate": float(main["loss_rate"]),
+            "mark_rate": float(main["mark_rate"]),
+            "drops": int(main["drops"]),
+            "marks": int(main["marks"]),
+            "avg_qlen_pkts": float(main["avg_qlen_pkts"]),
+            "max_qlen_pkts": float(main["max_qlen_pkts"]),
+        })
+    g = flows["goodput_mbps"].to_numpy()
+    row["jain_fairness"] = float(g.sum() ** 2 / (len(g) * (g**2).sum())) if g.any() else np.nan
+    return pd.DataFrame([row])

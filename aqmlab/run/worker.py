@@ -1,0 +1,58 @@
+"""Code that runs inside a worker process: simulate one scenario, return its Results.
+
+The worker imports ns-3 (through ``aqmlab.ns3``) on first use and keeps it for every later
+run; each run resets ns-3's global state first. The task's stderr goes to a file chosen by
+the parent, so that if ns-3 aborts the process the parent can report what it printed.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+from aqmlab.results import tables
+from aqmlab.results.results import Results, provenance
+from aqmlab.scenario import Scenario
+
+
+def warm_up() -> None:
+    """Import ns-3 and JIT aqmlab's C++ now (pool initializer)."""
+    from aqmlab.ns3 import native  # noqa: PLC0415
+
+    native.load()
+
+
+def simulate_results(scenario: Scenario) -> Results:
+    """Simulate in this process and return tidy Results (ns-3 errors abort the process)."""
+    from aqmlab.ns3.session import simulate  # noqa: PLC0415
+    from aqmlab.plan import make_plan  # noqa: PLC0415
+
+    raw = simulate(scenario)
+    plan = make_plan(scenario)
+    flows = tables.flows_table(scenario, plan, raw)
+    queues = tables.queues_table(scenario, plan, raw)
+    links = tables.links_table(raw)
+    summary = tables.summary_table(scenario, flows, queues, links, raw)
+    meta: dict[str, Any] = {**provenance(), "key": scenario.key, "seed": scenario.run.seed,
+                            "run": scenario.run.run, **raw.stats, "pid": os.getpid()}
+    return Results(scenario=scenario, flows=flows, queues=queues, links=links,
+                   queue_ts=tables.queue_ts_table(raw), summary=summary, meta=meta)
+
+
+def task(scenario_dict: dict, stderr_path: str | None) -> Results:
+    """Pool task: run one scenario with fd 2 sent to ``stderr_path``."""
+    scenario = Scenario.from_dict(scenario_dict)
+    if stderr_path is None:
+        return simulate_results(scenario)
+    sys.stderr.flush()
+    saved = os.dup(2)
+    fd = os.open(stderr_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    os.dup2(fd, 2)
+    os.close(fd)
+    try:
+        return simulate_results(scenario)
+    finally:
+        sys.stderr.flush()
+        os.dup2(saved, 2)
+        os.close(saved)

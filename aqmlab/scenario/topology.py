@@ -1,0 +1,269 @@
+"""Topologies, polymorphic by ``kind`` (registry :data:`TOPOLOGIES`).
+
+``rate_scale`` multiplies every link rate given to ns-3 (to emulate ns-2's header-less
+packets); ``bottleneck_rate_bps`` and ``Link.rate_bps`` are the nominal, unscaled rates.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+import dataclasses
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from aqmlab.errors import ScenarioError
+from aqmlab.scenario.queues import DropTail, Queue, queue_from_dict
+from aqmlab.units import (
+    Spec,
+    check_float,
+    check_int,
+    check_kind,
+    check_list,
+    check_time,
+    coerce,
+    parse_rate,
+    parse_time,
+    prefixed,
+    set_attr,
+)
+
+__all__ = [
+    "Link",
+    "HopQueues",
+    "Dumbbell",
+    "ParkingLot",
+    "Topology",
+    "TOPOLOGIES",
+    "topology_from_dict",
+    "MAX_HOSTS",
+]
+
+MAX_HOSTS = 1000
+MAX_ROUTERS = 64
+
+
+@dataclass(frozen=True)
+class Link(Spec):
+    """A point-to-point link: ``rate`` > 0 (e.g. "10Mbps"), one-way ``delay`` >= 0."""
+
+    rate: str | int | float
+    delay: str | float
+
+    def __post_init__(self) -> None:
+        parse_rate(self.rate, "rate")
+        parse_time(self.delay, "delay")
+
+    @property
+    def rate_bps(self) -> int:
+        return parse_rate(self.rate, "rate")
+
+    @property
+    def delay_s(self) -> float:
+        return parse_time(self.delay, "delay")
+
+
+def _queue(value: Any, name: str) -> Queue:
+    if value is None:
+        raise ScenarioError(name, value, f"{name} must be a queue")
+    return queue_from_dict(value, name)
+
+
+def _hosts(value: Any, name: str, ge: int = 1) -> int:
+    return check_int(value, name, ge=ge, le=MAX_HOSTS)
+
+
+def _delays(value: Any, name: str, n: int, what: str) -> tuple[str | float, ...] | None:
+    if value is None:
+        return None
+    delays = tuple(check_list(value, name))
+    if len(delays) != n:
+        raise ScenarioError(name, value, f"{name} must have one delay per host ({what} = {n})")
+    for i, d in enumerate(delays):
+        check_time(d, f"{name}[{i}]")
+    return delays
+
+
+@dataclass(frozen=True, kw_only=True)
+class HopQueues(Spec):
+    """Per-hop queue override of a parking lot; None falls back to the topology-wide queue."""
+
+    forward: Queue | None = None
+    reverse: Queue | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("forward", "reverse"):
+            if getattr(self, name) is not None:
+                set_attr(self, name, queue_from_dict(getattr(self, name), name))
+
+
+@dataclass(frozen=True, kw_only=True)
+class Dumbbell(Spec):
+    """``senders`` hosts -> router -> ``bottleneck`` -> router -> ``receivers`` hosts.
+
+    ``receivers`` None means as many as ``senders``. ``sender_delays``/``receiver_delays``
+    optionally give each host's one-way access delay (RTT classes), overriding
+    ``access.delay``. ``forward_queue`` feeds the bottleneck towards the receivers,
+    ``reverse_queue`` the opposite direction, ``access_queue`` every access link.
+    """
+
+    KIND: ClassVar[str] = "dumbbell"
+    kind: str = "dumbbell"
+    senders: int = 1
+    receivers: int | None = None
+    bottleneck: Link = dataclasses.field(default_factory=lambda: Link(rate="10Mbps", delay="20ms"))
+    access: Link = dataclasses.field(default_factory=lambda: Link(rate="100Mbps", delay="1ms"))
+    sender_delays: tuple[str | float, ...] | None = None
+    receiver_delays: tuple[str | float, ...] | None = None
+    forward_queue: Queue = dataclasses.field(default_factory=lambda: DropTail(limit="100p"))
+    reverse_queue: Queue = dataclasses.field(default_factory=lambda: DropTail(limit="1000p"))
+    access_queue: Queue = dataclasses.field(default_factory=lambda: DropTail(limit="1000p"))
+    rate_scale: float = 1.0
+
+    def __post_init__(self) -> None:
+        self._check_kind()
+        _hosts(self.senders, "senders")
+        if self.receivers is not None:
+            _hosts(self.receivers, "receivers")
+        set_attr(self, "bottleneck", coerce(self.bottleneck, Link, "bottleneck"))
+        set_attr(self, "access", coerce(self.access, Link, "access"))
+        set_attr(self, "sender_delays", _delays(self.sender_delays, "sender_delays", self.senders, "senders"))
+        set_attr(
+            self, "receiver_delays",
+            _delays(self.receiver_delays, "receiver_delays", self.n_receivers, "receivers"),
+        )
+        for name in ("forward_queue", "reverse_queue", "access_queue"):
+            set_attr(self, name, _queue(getattr(self, name), name))
+        set_attr(self, "rate_scale", check_float(self.rate_scale, "rate_scale", gt=0))
+
+    @property
+    def n_receivers(self) -> int:
+        return self.senders if self.receivers is None else self.receivers
+
+    @property
+    def bottleneck_rate_bps(self) -> int:
+        return self.bottleneck.rate_bps
+
+    def queue_links(self) -> list[tuple[str, Queue, Link]]:
+        """``(field name, queue, link it feeds)`` for every queue."""
+        return [
+            ("forward_queue", self.forward_queue, self.bottleneck),
+            ("reverse_queue", self.reverse_queue, self.bottleneck),
+            ("access_queue", self.access_queue, self.access),
+        ]
+
+
+@dataclass(frozen=True, kw_only=True)
+class ParkingLot(Spec):
+    """A chain of ``routers``; ``senders`` -> router 0 ... router n-1 -> ``receivers`` (e2e).
+
+    Hop ``i`` links router i to i+1 (``link``, or ``links[i]``); ``cross_senders`` hosts at
+    router i send to ``cross_receivers`` hosts at router i+1 (per hop; 0 = no cross hosts).
+    ``queues[i]`` optionally overrides ``forward_queue``/``reverse_queue`` on hop i.
+    """
+
+    KIND: ClassVar[str] = "parking_lot"
+    kind: str = "parking_lot"
+    routers: int = 3
+    link: Link = dataclasses.field(default_factory=lambda: Link(rate="10Mbps", delay="10ms"))
+    links: tuple[Link, ...] | None = None
+    senders: int = 1
+    receivers: int | None = None
+    cross_senders: int = 1
+    cross_receivers: int | None = None
+    access: Link = dataclasses.field(default_factory=lambda: Link(rate="100Mbps", delay="1ms"))
+    forward_queue: Queue = dataclasses.field(default_factory=lambda: DropTail(limit="100p"))
+    reverse_queue: Queue = dataclasses.field(default_factory=lambda: DropTail(limit="100p"))
+    queues: tuple[HopQueues, ...] | None = None
+    access_queue: Queue = dataclasses.field(default_factory=lambda: DropTail(limit="1000p"))
+    rate_scale: float = 1.0
+
+    def __post_init__(self) -> None:
+        self._check_kind()
+        check_int(self.routers, "routers", ge=2, le=MAX_ROUTERS)
+        set_attr(self, "link", coerce(self.link, Link, "link"))
+        if self.links is not None:
+            links = check_list(self.links, "links")
+            if len(links) != self.hops:
+                raise ScenarioError("links", self.links, f"links must have routers - 1 = {self.hops} entries")
+            set_attr(self, "links", tuple(coerce(v, Link, f"links[{i}]") for i, v in enumerate(links)))
+        _hosts(self.senders, "senders")
+        if self.receivers is not None:
+            _hosts(self.receivers, "receivers")
+        _hosts(self.cross_senders, "cross_senders", ge=0)
+        if self.cross_receivers is not None:
+            _hosts(self.cross_receivers, "cross_receivers", ge=0)
+        if (self.cross_senders == 0) != (self.n_cross_receivers == 0):
+            raise ScenarioError(
+                "cross_receivers", self.cross_receivers,
+                "cross_senders and cross_receivers must both be 0 or both be >= 1",
+            )
+        set_attr(self, "access", coerce(self.access, Link, "access"))
+        for name in ("forward_queue", "reverse_queue", "access_queue"):
+            set_attr(self, name, _queue(getattr(self, name), name))
+        if self.queues is not None:
+            queues = check_list(self.queues, "queues")
+            if len(queues) != self.hops:
+                raise ScenarioError("queues", self.queues, f"queues must have routers - 1 = {self.hops} entries")
+            set_attr(self, "queues", tuple(coerce(v, HopQueues, f"queues[{i}]") for i, v in enumerate(queues)))
+        set_attr(self, "rate_scale", check_float(self.rate_scale, "rate_scale", gt=0))
+
+    @property
+    def hops(self) -> int:
+        return self.routers - 1
+
+    @property
+    def n_receivers(self) -> int:
+        return self.senders if self.receivers is None else self.receivers
+
+    @property
+    def n_cross_receivers(self) -> int:
+        return self.cross_senders if self.cross_receivers is None else self.cross_receivers
+
+    def _check_hop(self, i: int) -> None:
+        if not 0 <= i < self.hops:
+            raise IndexError(f"hop {i} out of range 0..{self.hops - 1}")
+
+    def hop_link(self, i: int) -> Link:
+        """The link of hop ``i`` (router i -> i+1)."""
+        self._check_hop(i)
+        return self.links[i] if self.links is not None else self.link
+
+    def hop_queues(self, i: int) -> tuple[Queue, Queue]:
+        """``(forward, reverse)`` queues of hop ``i``, per-hop overrides applied."""
+        self._check_hop(i)
+        hq = self.queues[i] if self.queues is not None else HopQueues()
+        return (hq.forward or self.forward_queue, hq.reverse or self.reverse_queue)
+
+    @property
+    def bottleneck_rate_bps(self) -> int:
+        """The smallest inter-router link rate."""
+        return min(self.hop_link(i).rate_bps for i in range(self.hops))
+
+    def queue_links(self) -> list[tuple[str, Queue, Link]]:
+        """``(field path, queue, link it feeds)`` for every queue, hop by hop."""
+        out: list[tuple[str, Queue, Link]] = []
+        for i in range(self.hops):
+            hq = self.queues[i] if self.queues is not None else HopQueues()
+            for direction, own, default in (
+                ("forward", hq.forward, "forward_queue"),
+                ("reverse", hq.reverse, "reverse_queue"),
+            ):
+                path = f"queues[{i}].{direction}" if own is not None else default
+                out.append((path, own or getattr(self, default), self.hop_link(i)))
+        out.append(("access_queue", self.access_queue, self.access))
+        return out
+
+
+Topology = Dumbbell | ParkingLot
+TOPOLOGIES: dict[str, type[Spec]] = {"dumbbell": Dumbbell, "parking_lot": ParkingLot}
+
+
+def topology_from_dict(d: Mapping[str, Any] | Dumbbell | ParkingLot, field: str = "") -> Topology:
+    """Build a topology from a dict; a missing ``kind`` means "dumbbell"."""
+    if isinstance(d, (Dumbbell, ParkingLot)):
+        return d
+    if not isinstance(d, Mapping):
+        raise ScenarioError(field or "topology", d, "must be a topology or a table/dict")
+    with prefixed(field):
+        cls = TOPOLOGIES[check_kind(d.get("kind", "dumbbell"), "kind", TOPOLOGIES)]
+    return cls.from_dict(d, field)  # type: ignore[return-value]

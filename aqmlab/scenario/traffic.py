@@ -1,0 +1,171 @@
+"""Traffic groups, polymorphic by ``kind`` (registry :data:`TRAFFIC`).
+
+Common fields: ``path`` "e2e" or "cross:<hop>" (parking lot; checked against the topology
+by :class:`~aqmlab.scenario.spec.Scenario`); ``senders``/``receivers`` optional host indices
+of that path (None = all), flows spread round-robin over them; ``tcp`` optional dict of
+:class:`~aqmlab.scenario.tcp.Tcp` overrides for this group; flow ``i`` starts at
+``start + U(0, start_spread)``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from aqmlab.errors import ScenarioError
+from aqmlab.scenario.tcp import Tcp
+from aqmlab.units import (
+    Spec,
+    check_int,
+    check_kind,
+    check_list,
+    check_str,
+    check_time,
+    parse_bytes,
+    parse_time,
+    prefixed,
+    set_attr,
+)
+
+__all__ = ["TrafficBase", "Bulk", "Transfers", "Traffic", "TRAFFIC", "traffic_from_dict"]
+
+_CROSS_RE = re.compile(r"^cross:(\d+)$")
+
+
+def _check_hosts(value: Any, field: str) -> tuple[int, ...] | None:
+    if value is None:
+        return None
+    hosts = tuple(check_int(h, f"{field}[{i}]", ge=0) for i, h in enumerate(check_list(value, field)))
+    if not hosts:
+        raise ScenarioError(field, value, f"{field} must be None (all hosts) or a non-empty list")
+    if len(set(hosts)) != len(hosts):
+        raise ScenarioError(field, value, f"{field} must not repeat a host index")
+    return hosts
+
+
+@dataclass(frozen=True, kw_only=True)
+class TrafficBase(Spec):
+    """Fields and checks shared by every traffic group (see the module docstring)."""
+
+    kind: str = ""
+    path: str = "e2e"
+    senders: tuple[int, ...] | None = None
+    receivers: tuple[int, ...] | None = None
+    tcp: dict[str, Any] | None = None
+    start: str | float = "0s"
+    start_spread: str | float = "0s"
+
+    def __post_init__(self) -> None:
+        self._check_kind()
+        path = check_str(self.path, "path")
+        if path != "e2e" and not _CROSS_RE.match(path):
+            raise ScenarioError("path", path, "path must be 'e2e' or 'cross:<hop index>'")
+        set_attr(self, "senders", _check_hosts(self.senders, "senders"))
+        set_attr(self, "receivers", _check_hosts(self.receivers, "receivers"))
+        if self.tcp is not None:
+            if not isinstance(self.tcp, Mapping):
+                raise ScenarioError("tcp", self.tcp, "tcp must be a table/dict of Tcp fields")
+            set_attr(self, "tcp", dict(self.tcp))
+            with prefixed("tcp"):
+                try:
+                    Tcp().with_overrides(self.tcp)
+                except ScenarioError as err:
+                    # Cross-field errors on fields not overridden here (e.g. dctcp needs ecn)
+                    # depend on the scenario's Tcp; the Scenario re-checks them.
+                    if err.field in self.tcp:
+                        raise
+        check_time(self.start, "start")
+        check_time(self.start_spread, "start_spread")
+
+    @property
+    def cross_hop(self) -> int | None:
+        """The hop index of a "cross:<i>" path, None for "e2e"."""
+        m = _CROSS_RE.match(self.path)
+        return int(m.group(1)) if m else None
+
+    @property
+    def start_s(self) -> float:
+        return parse_time(self.start, "start")
+
+    @property
+    def start_spread_s(self) -> float:
+        return parse_time(self.start_spread, "start_spread")
+
+    @property
+    def n_flows(self) -> int:
+        raise NotImplementedError
+
+
+@dataclass(frozen=True, kw_only=True)
+class Bulk(TrafficBase):
+    """``flows`` long-lived flows; ``processing_time`` is the bound of a per-sender random
+    processing delay drawn uniformly from [0, value] (Qiu, Zhang & Keshav, §4)."""
+
+    KIND: ClassVar[str] = "bulk"
+    kind: str = "bulk"
+    flows: int = 1
+    processing_time: str | float = "0s"
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        check_int(self.flows, "flows", ge=1)
+        check_time(self.processing_time, "processing_time")
+
+    @property
+    def n_flows(self) -> int:
+        return self.flows
+
+    @property
+    def processing_time_s(self) -> float:
+        return parse_time(self.processing_time, "processing_time")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Transfers(TrafficBase):
+    """``count`` finite transfers of ``size`` bytes each (or a list of ``count`` sizes)."""
+
+    KIND: ClassVar[str] = "transfers"
+    kind: str = "transfers"
+    count: int = 1
+    size: str | int | tuple[str | int, ...] = "20MiB"
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        check_int(self.count, "count", ge=1)
+        if isinstance(self.size, (list, tuple)):
+            sizes = tuple(self.size)
+            if len(sizes) != self.count:
+                raise ScenarioError("size", self.size, f"a list of sizes must have count = {self.count} entries")
+            for i, s in enumerate(sizes):
+                parse_bytes(s, f"size[{i}]")
+            set_attr(self, "size", sizes)
+        else:
+            parse_bytes(self.size, "size")
+
+    @property
+    def n_flows(self) -> int:
+        return self.count
+
+    @property
+    def sizes_bytes(self) -> tuple[int, ...]:
+        """The size of each of the ``count`` transfers, in bytes."""
+        if isinstance(self.size, tuple):
+            return tuple(parse_bytes(s, "size") for s in self.size)
+        return (parse_bytes(self.size, "size"),) * self.count
+
+
+Traffic = Bulk | Transfers
+TRAFFIC: dict[str, type[TrafficBase]] = {c.KIND: c for c in (Bulk, Transfers)}
+
+
+def traffic_from_dict(d: Mapping[str, Any] | TrafficBase, field: str = "") -> Traffic:
+    """Build a traffic group from a dict; a missing ``kind`` means "bulk"."""
+    if isinstance(d, TrafficBase):
+        return d  # type: ignore[return-value]
+    if not isinstance(d, Mapping):
+        raise ScenarioError(field or "traffic", d, "must be a traffic group or a table/dict")
+    with prefixed(field):
+        cls = TRAFFIC[check_kind(d.get("kind", "bulk"), "kind", TRAFFIC)]
+    return cls.from_dict(d, field)  # type: ignore[return-value]
