@@ -34,12 +34,25 @@ _SIZE_RE = re.compile(rf"^{_NUM}\s*(p|pkt|pkts|packet|packets|B|bytes|kB|KB|MB|G
 
 _RATE_PREFIX = {"": 1, "k": 10**3, "K": 10**3, "M": 10**6, "G": 10**9, "T": 10**12}
 _TIME_UNIT = {
-    "ns": Decimal("1e-9"), "us": Decimal("1e-6"), "µs": Decimal("1e-6"), "ms": Decimal("1e-3"),
-    "s": Decimal(1), "sec": Decimal(1), "min": Decimal(60), "h": Decimal(3600),
+    "ns": Decimal("1e-9"),
+    "us": Decimal("1e-6"),
+    "µs": Decimal("1e-6"),
+    "ms": Decimal("1e-3"),
+    "s": Decimal(1),
+    "sec": Decimal(1),
+    "min": Decimal(60),
+    "h": Decimal(3600),
 }
 _SIZE_UNIT = {
-    "B": 1, "bytes": 1, "kB": 10**3, "KB": 10**3, "MB": 10**6, "GB": 10**9,
-    "KiB": 2**10, "MiB": 2**20, "GiB": 2**30,
+    "B": 1,
+    "bytes": 1,
+    "kB": 10**3,
+    "KB": 10**3,
+    "MB": 10**6,
+    "GB": 10**9,
+    "KiB": 2**10,
+    "MiB": 2**20,
+    "GiB": 2**30,
 }
 _PACKET_UNITS = {"p", "pkt", "pkts", "packet", "packets"}
 
@@ -124,7 +137,9 @@ def _parse_amount(value: object, field: str, bare_unit: str, packets_ok: bool) -
         else:
             amount, unit = amount * _SIZE_UNIT[m.group(2)], "B"
     if amount != amount.to_integral_value():
-        raise ScenarioError(field, value, f"a whole number of {'packets' if unit == 'p' else 'bytes'}")
+        raise ScenarioError(
+            field, value, f"a whole number of {'packets' if unit == 'p' else 'bytes'}"
+        )
     if amount <= 0:
         raise ScenarioError(field, value, f"{_short(field)} must be > 0")
     return int(amount), unit
@@ -144,7 +159,10 @@ def parse_bytes(value: object, field: str) -> int:
 
 
 def format_rate(bps: int) -> str:
-    """Format bits/s with the largest exact decimal prefix: 10000000 -> '10Mbps', 1500 -> '1500bps'."""
+    """Format bits/s with the largest exact decimal prefix: 10000000 -> '10Mbps', 1500 -> '1500bps'.
+
+    1544000 gives '1544kbps'; ``parse_rate(format_rate(x)) == x`` for every int x > 0.
+    """
     bps = int(bps)
     for prefix in ("G", "M", "k"):
         if bps and bps % _RATE_PREFIX[prefix] == 0:
@@ -271,12 +289,14 @@ def check_keys(d: Mapping[str, Any], allowed: Iterable[str], prefix: str = "") -
             close = difflib.get_close_matches(str(key), allowed, n=1)
             hint = f"did you mean {close[0]!r}?" if close else ""
             path = f"{prefix}.{key}" if prefix else str(key)
-            raise ScenarioError(path, d[key], f"unknown key; allowed keys: {', '.join(allowed)}", hint)
+            raise ScenarioError(
+                path, d[key], f"unknown key; allowed keys: {', '.join(allowed)}", hint
+            )
 
 
 def _hint_of(err: ScenarioError) -> str:
     base = f"{err.field} = {err.value!r} is invalid: {err.allowed}"
-    rest = str(err)[len(base):]
+    rest = str(err)[len(base) :]
     return rest[2:-1] if rest.startswith(" (") and rest.endswith(")") else ""
 
 

@@ -23,7 +23,14 @@ from aqmlab.scenario.topology import (
     Topology,
     topology_from_dict,
 )
-from aqmlab.scenario.traffic import TRAFFIC, Bulk, Traffic, TrafficBase, Transfers, traffic_from_dict
+from aqmlab.scenario.traffic import (
+    TRAFFIC,
+    Bulk,
+    Traffic,
+    TrafficBase,
+    Transfers,
+    traffic_from_dict,
+)
 
 __all__ = [
     "QUEUES",

@@ -51,9 +51,13 @@ class QueueBase(Spec):
 
     def _check_limit(self) -> None:
         amount, unit = parse_size(self.limit, "limit")
-        if (unit == "p" and amount < MIN_LIMIT_PACKETS) or (unit == "B" and amount < MIN_LIMIT_BYTES):
+        if (unit == "p" and amount < MIN_LIMIT_PACKETS) or (
+            unit == "B" and amount < MIN_LIMIT_BYTES
+        ):
             raise ScenarioError(
-                "limit", self.limit, "limit must be >= 3 packets (or 3000 bytes)",
+                "limit",
+                self.limit,
+                "limit must be >= 3 packets (or 3000 bytes)",
                 "ns-2 accounting counts the packet in transmission",
             )
 
@@ -123,7 +127,9 @@ class Red(QueueBase):
         min_th = check_float(self.min_th, "min_th", ge=0)
         max_th = check_float(self.max_th, "max_th", gt=0)
         if min_th >= max_th:
-            raise ScenarioError("min_th", self.min_th, "min_th must be < max_th", f"max_th = {max_th}")
+            raise ScenarioError(
+                "min_th", self.min_th, "min_th must be < max_th", f"max_th = {max_th}"
+            )
         set_attr(self, "min_th", min_th)
         set_attr(self, "max_th", max_th)
         set_attr(self, "max_p", check_float(self.max_p, "max_p", gt=0, le=1))
@@ -181,13 +187,17 @@ class Ared(QueueBase):
         if self.max_th is not None:
             set_attr(self, "max_th", check_float(self.max_th, "max_th", gt=0))
         if self.min_th is not None and self.max_th is not None and self.min_th >= self.max_th:
-            raise ScenarioError("min_th", self.min_th, "min_th must be < max_th", f"max_th = {self.max_th}")
+            raise ScenarioError(
+                "min_th", self.min_th, "min_th must be < max_th", f"max_th = {self.max_th}"
+            )
         if self.w_q is not None:
             set_attr(self, "w_q", check_float(self.w_q, "w_q", gt=0, le=1))
         self._check_limit()
         if self.max_th is not None and self.limit_packets(self.mean_pkt_size) < self.max_th:
             raise ScenarioError(
-                "limit", self.limit, f"limit < max_th: limit must be >= max_th = {self.max_th} packets"
+                "limit",
+                self.limit,
+                f"limit < max_th: limit must be >= max_th = {self.max_th} packets",
             )
 
     @property
@@ -206,14 +216,17 @@ class Ared(QueueBase):
         return self.bottom if self.bottom is not None else min(0.01, 80000 / link_rate_bps)
 
     def auto_thresholds(self, link_rate_bps: float) -> tuple[float, float]:
-        """``(min_th, max_th)`` in packets; automatic: min_th = max(5, delay*C/2), max_th = 3*min_th."""
+        """``(min_th, max_th)`` in packets; None ones automatic (ns-2):
+        min_th = max(5, target_delay * C / 2), max_th = 3 * min_th, C in packets/s."""
         min_th = self.min_th
         if min_th is None:
             min_th = max(5.0, self.target_delay_s * self._pkts_per_s(link_rate_bps) / 2)
         max_th = self.max_th if self.max_th is not None else 3 * min_th
         if min_th >= max_th:
             raise ScenarioError(
-                "max_th", self.max_th, f"max_th must be > the automatic min_th = {min_th:g}",
+                "max_th",
+                self.max_th,
+                f"max_th must be > the automatic min_th = {min_th:g}",
                 f"at {link_rate_bps:g} bit/s",
             )
         return min_th, max_th
@@ -321,9 +334,13 @@ def queue_from_dict(d: Mapping[str, Any] | QueueBase, field: str = "") -> Queue:
     if isinstance(d, QueueBase):
         return d  # type: ignore[return-value]
     if not isinstance(d, Mapping):
-        raise ScenarioError(field or "queue", d, "must be a queue or a table/dict with a 'kind' key")
+        raise ScenarioError(
+            field or "queue", d, "must be a queue or a table/dict with a 'kind' key"
+        )
     with prefixed(field):
         if "kind" not in d:
-            raise ScenarioError("kind", None, f"required key missing; known kinds: {', '.join(QUEUES)}")
+            raise ScenarioError(
+                "kind", None, f"required key missing; known kinds: {', '.join(QUEUES)}"
+            )
         cls = QUEUES[check_kind(d["kind"], "kind", QUEUES)]
     return cls.from_dict(d, field)  # type: ignore[return-value]

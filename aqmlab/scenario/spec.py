@@ -57,7 +57,9 @@ class RunControl(Spec):
     def __post_init__(self) -> None:
         duration = check_time(self.duration, "duration", positive=True)
         if check_time(self.warmup, "warmup") >= duration:
-            raise ScenarioError("warmup", self.warmup, f"warmup must be < duration ({self.duration})")
+            raise ScenarioError(
+                "warmup", self.warmup, f"warmup must be < duration ({self.duration})"
+            )
         check_int(self.seed, "seed", ge=1, le=2**32 - 1)
         check_int(self.run, "run", ge=1)
         if self.sample_interval is False:
@@ -111,7 +113,11 @@ class Scenario(Spec):
         groups = check_list(self.traffic, "traffic")
         if not groups:
             raise ScenarioError("traffic", self.traffic, "traffic must have at least one group")
-        set_attr(self, "traffic", tuple(traffic_from_dict(g, f"traffic[{k}]") for k, g in enumerate(groups)))
+        set_attr(
+            self,
+            "traffic",
+            tuple(traffic_from_dict(g, f"traffic[{k}]") for k, g in enumerate(groups)),
+        )
         set_attr(self, "run", coerce(self.run, RunControl, "run"))
         self._cross_validate()
 
@@ -127,17 +133,33 @@ class Scenario(Spec):
             if hop is None:
                 n_s, n_r, what = topo.senders, topo.n_receivers, "senders/receivers"
             elif not isinstance(topo, ParkingLot):
-                raise ScenarioError(f"{p}.path", group.path, "a 'cross:<i>' path needs a parking_lot topology")
+                raise ScenarioError(
+                    f"{p}.path", group.path, "a 'cross:<i>' path needs a parking_lot topology"
+                )
             elif hop >= topo.hops:
-                raise ScenarioError(f"{p}.path", group.path, f"hop index must be < hops = {topo.hops}")
+                raise ScenarioError(
+                    f"{p}.path", group.path, f"hop index must be < hops = {topo.hops}"
+                )
             elif topo.cross_senders == 0:
-                raise ScenarioError(f"{p}.path", group.path, "cross traffic needs cross_senders >= 1")
+                raise ScenarioError(
+                    f"{p}.path", group.path, "cross traffic needs cross_senders >= 1"
+                )
             else:
-                n_s, n_r, what = topo.cross_senders, topo.n_cross_receivers, "cross_senders/receivers"
-            for name, hosts, n in (("senders", group.senders, n_s), ("receivers", group.receivers, n_r)):
+                n_s, n_r, what = (
+                    topo.cross_senders,
+                    topo.n_cross_receivers,
+                    "cross_senders/receivers",
+                )
+            for name, hosts, n in (
+                ("senders", group.senders, n_s),
+                ("receivers", group.receivers, n_r),
+            ):
                 if hosts is not None and max(hosts) >= n:
                     raise ScenarioError(
-                        f"{p}.{name}", list(hosts), f"host indices must be < {n}", f"topology {what}"
+                        f"{p}.{name}",
+                        list(hosts),
+                        f"host indices must be < {n}",
+                        f"topology {what}",
                     )
             with prefixed(f"{p}.tcp"):
                 self.tcp.with_overrides(group.tcp)
@@ -270,7 +292,9 @@ def _set_path(d: dict[str, Any], path: str, value: Any) -> None:
         if isinstance(tok, int):
             if not isinstance(cur, list) or not 0 <= tok < len(cur):
                 size = len(cur) if isinstance(cur, list) else "not a list"
-                raise ScenarioError(here, value, f"unknown field path: index {tok} out of range ({size})")
+                raise ScenarioError(
+                    here, value, f"unknown field path: index {tok} out of range ({size})"
+                )
         elif not isinstance(cur, dict) or (not last and tok not in cur):
             keys = ", ".join(cur) if isinstance(cur, dict) else "none"
             raise ScenarioError(here, value, f"unknown field path; keys here: {keys}")

@@ -47,7 +47,8 @@ class Tcp(Spec):
     - ``limited_transmit`` True (RFC 3042); ``recovery`` "auto" ("classic" for
       reno/newreno/sack, "prr" otherwise), "classic" or "prr".
     - ``dupack_threshold`` 3 (ns-2 ``numdupacks_``).
-    - ``rtt_alpha`` 0.125, ``rtt_beta`` 0.25 (RFC 6298 gains, ns-2 ``T_SRTT_BITS``/``T_RTTVAR_BITS``).
+    - ``rtt_alpha`` 0.125, ``rtt_beta`` 0.25 (RFC 6298 gains; ns-2 ``T_SRTT_BITS`` 3,
+      ``T_RTTVAR_BITS`` 2).
     - ``max_retries`` 1000000: ns-2 never gives up on a connection.
     """
 
@@ -83,7 +84,9 @@ class Tcp(Spec):
         check_time(self.clock_granularity, "clock_granularity", positive=True)
         for name in ("rcv_window", "snd_buffer"):
             if parse_bytes(getattr(self, name), name) < self.mss:
-                raise ScenarioError(name, getattr(self, name), f"{name} must be >= mss ({self.mss} B)")
+                raise ScenarioError(
+                    name, getattr(self, name), f"{name} must be >= mss ({self.mss} B)"
+                )
         check_choice(self.recovery, "recovery", ("auto", "classic", "prr"))
         check_int(self.dupack_threshold, "dupack_threshold", ge=1)
         set_attr(self, "rtt_alpha", check_float(self.rtt_alpha, "rtt_alpha", gt=0, le=1))

@@ -6,8 +6,8 @@ packets); ``bottleneck_rate_bps`` and ``Link.rate_bps`` are the nominal, unscale
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -126,9 +126,14 @@ class Dumbbell(Spec):
             _hosts(self.receivers, "receivers")
         set_attr(self, "bottleneck", coerce(self.bottleneck, Link, "bottleneck"))
         set_attr(self, "access", coerce(self.access, Link, "access"))
-        set_attr(self, "sender_delays", _delays(self.sender_delays, "sender_delays", self.senders, "senders"))
         set_attr(
-            self, "receiver_delays",
+            self,
+            "sender_delays",
+            _delays(self.sender_delays, "sender_delays", self.senders, "senders"),
+        )
+        set_attr(
+            self,
+            "receiver_delays",
             _delays(self.receiver_delays, "receiver_delays", self.n_receivers, "receivers"),
         )
         for name in ("forward_queue", "reverse_queue", "access_queue"):
@@ -184,8 +189,12 @@ class ParkingLot(Spec):
         if self.links is not None:
             links = check_list(self.links, "links")
             if len(links) != self.hops:
-                raise ScenarioError("links", self.links, f"links must have routers - 1 = {self.hops} entries")
-            set_attr(self, "links", tuple(coerce(v, Link, f"links[{i}]") for i, v in enumerate(links)))
+                raise ScenarioError(
+                    "links", self.links, f"links must have routers - 1 = {self.hops} entries"
+                )
+            set_attr(
+                self, "links", tuple(coerce(v, Link, f"links[{i}]") for i, v in enumerate(links))
+            )
         _hosts(self.senders, "senders")
         if self.receivers is not None:
             _hosts(self.receivers, "receivers")
@@ -194,7 +203,8 @@ class ParkingLot(Spec):
             _hosts(self.cross_receivers, "cross_receivers", ge=0)
         if (self.cross_senders == 0) != (self.n_cross_receivers == 0):
             raise ScenarioError(
-                "cross_receivers", self.cross_receivers,
+                "cross_receivers",
+                self.cross_receivers,
                 "cross_senders and cross_receivers must both be 0 or both be >= 1",
             )
         set_attr(self, "access", coerce(self.access, Link, "access"))
@@ -203,8 +213,14 @@ class ParkingLot(Spec):
         if self.queues is not None:
             queues = check_list(self.queues, "queues")
             if len(queues) != self.hops:
-                raise ScenarioError("queues", self.queues, f"queues must have routers - 1 = {self.hops} entries")
-            set_attr(self, "queues", tuple(coerce(v, HopQueues, f"queues[{i}]") for i, v in enumerate(queues)))
+                raise ScenarioError(
+                    "queues", self.queues, f"queues must have routers - 1 = {self.hops} entries"
+                )
+            set_attr(
+                self,
+                "queues",
+                tuple(coerce(v, HopQueues, f"queues[{i}]") for i, v in enumerate(queues)),
+            )
         set_attr(self, "rate_scale", check_float(self.rate_scale, "rate_scale", gt=0))
 
     @property

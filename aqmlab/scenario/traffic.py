@@ -37,7 +37,9 @@ _CROSS_RE = re.compile(r"^cross:(\d+)$")
 def _check_hosts(value: Any, field: str) -> tuple[int, ...] | None:
     if value is None:
         return None
-    hosts = tuple(check_int(h, f"{field}[{i}]", ge=0) for i, h in enumerate(check_list(value, field)))
+    hosts = tuple(
+        check_int(h, f"{field}[{i}]", ge=0) for i, h in enumerate(check_list(value, field))
+    )
     if not hosts:
         raise ScenarioError(field, value, f"{field} must be None (all hosts) or a non-empty list")
     if len(set(hosts)) != len(hosts):
@@ -137,7 +139,9 @@ class Transfers(TrafficBase):
         if isinstance(self.size, (list, tuple)):
             sizes = tuple(self.size)
             if len(sizes) != self.count:
-                raise ScenarioError("size", self.size, f"a list of sizes must have count = {self.count} entries")
+                raise ScenarioError(
+                    "size", self.size, f"a list of sizes must have count = {self.count} entries"
+                )
             for i, s in enumerate(sizes):
                 parse_bytes(s, f"size[{i}]")
             set_attr(self, "size", sizes)

@@ -59,14 +59,18 @@ def red_dumbbell_scenario() -> Scenario:
             receivers=2,
             bottleneck=Link("15Mbps", "30ms"),
             sender_delays=["1ms", "5ms", 0.01, "40ms"],
-            forward_queue=Red(limit="200p", min_th=20, max_th=60, max_p=0.05, ecn=True, mode="byte"),
+            forward_queue=Red(
+                limit="200p", min_th=20, max_th=60, max_p=0.05, ecn=True, mode="byte"
+            ),
             reverse_queue=CoDel(),
             rate_scale=1.04,
         ),
         tcp=Tcp(variant="newreno", delayed_ack=True),
         traffic=[
             Bulk(flows=8, start_spread="2s", tcp={"ecn": True}, processing_time="1ms"),
-            Transfers(count=3, size=["1MB", "2MiB", 5000], senders=[0, 3], receivers=[1], start="10s"),
+            Transfers(
+                count=3, size=["1MB", "2MiB", 5000], senders=[0, 3], receivers=[1], start="10s"
+            ),
         ],
         run=RunControl(duration="60s", warmup="10s", seed=7, run=2, max_wall_time=600),
     )
@@ -77,7 +81,11 @@ def parking_lot_scenario() -> Scenario:
         name="parking",
         topology=ParkingLot(
             routers=4,
-            links=[Link("10Mbps", "5ms"), Link("5Mbps", "10ms"), {"rate": "20Mbps", "delay": "2ms"}],
+            links=[
+                Link("10Mbps", "5ms"),
+                Link("5Mbps", "10ms"),
+                {"rate": "20Mbps", "delay": "2ms"},
+            ],
             senders=3,
             cross_senders=2,
             cross_receivers=1,
@@ -126,7 +134,10 @@ def test_limit_packets() -> None:
         ({"kind": "droptail", "limit": "2999B"}, r"topology\.forward_queue\.limit .*3000 bytes"),
         ({"kind": "droptail", "limit": "big"}, r"topology\.forward_queue\.limit = 'big'"),
         ({"kind": "codel", "limit": "2p"}, r"topology\.forward_queue\.limit"),
-        ({"kind": "red", "min_th": 15, "max_th": 15}, r"topology\.forward_queue\.min_th .*min_th must be < max_th"),
+        (
+            {"kind": "red", "min_th": 15, "max_th": 15},
+            r"topology\.forward_queue\.min_th .*min_th must be < max_th",
+        ),
         ({"kind": "red", "min_th": -1}, r"topology\.forward_queue\.min_th .*>= 0"),
         ({"kind": "red", "max_th": 0, "min_th": 0}, r"topology\.forward_queue\.max_th"),
         ({"kind": "red", "max_p": 0}, r"topology\.forward_queue\.max_p .*> 0 and <= 1"),
@@ -150,7 +161,10 @@ def test_limit_packets() -> None:
         ({"kind": "ared", "bottom": 0}, r"topology\.forward_queue\.bottom .*> 0"),
         ({"kind": "ared", "bottom": 0.6, "top": 0.5}, r"topology\.forward_queue\.bottom .*<= 0.5"),
         ({"kind": "ared", "top": 1.5}, r"topology\.forward_queue\.top .*<= 1"),
-        ({"kind": "ared", "min_th": 10, "max_th": 10}, r"topology\.forward_queue\.min_th .*min_th must be < max_th"),
+        (
+            {"kind": "ared", "min_th": 10, "max_th": 10},
+            r"topology\.forward_queue\.min_th .*min_th must be < max_th",
+        ),
         ({"kind": "ared", "max_th": 300}, r"topology\.forward_queue\.limit .*limit < max_th"),
         ({"kind": "ared", "w_q": 0}, r"topology\.forward_queue\.w_q"),
         ({"kind": "ared", "mean_pkt_size": -1}, r"topology\.forward_queue\.mean_pkt_size"),
@@ -163,7 +177,10 @@ def test_limit_packets() -> None:
         ({"kind": "pie", "alpha": 0}, r"topology\.forward_queue\.alpha"),
         ({"kind": "pie", "beta": -1}, r"topology\.forward_queue\.beta"),
         ({"kind": "pie", "ecn": "no"}, r"topology\.forward_queue\.ecn"),
-        ({"kind": "red", "bogus": 1}, r"topology\.forward_queue\.bogus .*unknown key; allowed keys: kind, limit"),
+        (
+            {"kind": "red", "bogus": 1},
+            r"topology\.forward_queue\.bogus .*unknown key; allowed keys: kind, limit",
+        ),
         ({"kind": "droptail", "ecn": True}, r"topology\.forward_queue\.ecn .*unknown key"),
         ({"limit": "100p"}, r"topology\.forward_queue\.kind .*required"),
     ],
@@ -213,8 +230,12 @@ def test_ared_automatic_parameters() -> None:
 
 def test_ared_max_th_below_auto_min_th_is_rejected_by_scenario() -> None:
     bad(
-        {"topology": {"bottleneck": {"rate": "100Mbps", "delay": "1ms"},
-                      "forward_queue": {"kind": "ared", "max_th": 20}}},
+        {
+            "topology": {
+                "bottleneck": {"rate": "100Mbps", "delay": "1ms"},
+                "forward_queue": {"kind": "ared", "max_th": 20},
+            }
+        },
         r"topology\.forward_queue\.max_th .*automatic min_th",
     )
     # the same queue on a slow link is fine
@@ -240,7 +261,10 @@ def test_tcp_defaults_and_properties() -> None:
 @pytest.mark.parametrize(
     ("tcp", "match"),
     [
-        ({"variant": "cubik"}, r"^tcp\.variant = 'cubik' .*known kinds: bbr, cubic.*did you mean 'cubic'"),
+        (
+            {"variant": "cubik"},
+            r"^tcp\.variant = 'cubik' .*known kinds: bbr, cubic.*did you mean 'cubic'",
+        ),
         ({"mss": 99}, r"tcp\.mss .*>= 100 and <= 9000"),
         ({"mss": 9001}, r"tcp\.mss"),
         ({"mss": 1460.0}, r"tcp\.mss .*integer"),
@@ -359,7 +383,10 @@ def test_parking_lot_helpers() -> None:
     with pytest.raises(IndexError):
         p.hop_link(3)
     plain = ParkingLot(routers=3)
-    assert plain.hop_link(0) == plain.link and plain.hop_queues(1) == (plain.forward_queue, plain.reverse_queue)
+    assert plain.hop_link(0) == plain.link and plain.hop_queues(1) == (
+        plain.forward_queue,
+        plain.reverse_queue,
+    )
     names = [name for name, _, _ in p.queue_links()]
     assert names[:2] == ["queues[0].forward", "reverse_queue"] and names[-1] == "access_queue"
 
@@ -368,17 +395,29 @@ def test_parking_lot_helpers() -> None:
     ("topology", "match"),
     [
         ({"bottleneck": {"rate": 0, "delay": "1ms"}}, r"^topology\.bottleneck\.rate = 0 .*> 0"),
-        ({"bottleneck": {"rate": "10Mbps", "delay": "-1ms"}}, r"topology\.bottleneck\.delay .*>= 0"),
+        (
+            {"bottleneck": {"rate": "10Mbps", "delay": "-1ms"}},
+            r"topology\.bottleneck\.delay .*>= 0",
+        ),
         ({"bottleneck": {"rate": "10Mbps"}}, r"topology\.bottleneck\.delay .*required"),
-        ({"bottleneck": {"rate": "1Mbps", "delay": 0, "mtu": 1}}, r"topology\.bottleneck\.mtu .*unknown"),
+        (
+            {"bottleneck": {"rate": "1Mbps", "delay": 0, "mtu": 1}},
+            r"topology\.bottleneck\.mtu .*unknown",
+        ),
         ({"bottleneck": "10Mbps"}, r"topology\.bottleneck .*Link"),
         ({"access": {"rate": "fast", "delay": 0}}, r"topology\.access\.rate"),
         ({"senders": 0}, r"topology\.senders .*>= 1 and <= 1000"),
         ({"senders": 1001}, r"topology\.senders"),
         ({"receivers": 0}, r"topology\.receivers"),
-        ({"senders": 2, "sender_delays": ["1ms"]}, r"^topology\.sender_delays = .*one delay per host"),
+        (
+            {"senders": 2, "sender_delays": ["1ms"]},
+            r"^topology\.sender_delays = .*one delay per host",
+        ),
         ({"senders": 2, "sender_delays": ["1ms", "x"]}, r"topology\.sender_delays\[1\]"),
-        ({"senders": 2, "receivers": 3, "receiver_delays": [0, 0]}, r"topology\.receiver_delays .*= 3"),
+        (
+            {"senders": 2, "receivers": 3, "receiver_delays": [0, 0]},
+            r"topology\.receiver_delays .*= 3",
+        ),
         ({"sender_delays": "1ms"}, r"topology\.sender_delays .*list"),
         ({"rate_scale": 0}, r"topology\.rate_scale .*> 0"),
         ({"forward_queue": {"kind": "red", "min_th": 20}}, r"topology\.forward_queue\.min_th"),
@@ -389,9 +428,15 @@ def test_parking_lot_helpers() -> None:
         ({"kind": "star"}, r"topology\.kind = 'star' .*known kinds: dumbbell, parking_lot"),
         ({"kind": "parking_lot", "routers": 1}, r"topology\.routers .*>= 2"),
         ({"kind": "parking_lot", "link": {"rate": -1, "delay": 0}}, r"topology\.link\.rate"),
-        ({"kind": "parking_lot", "links": [{"rate": "1Mbps", "delay": 0}]}, r"topology\.links .*= 2 entries"),
         (
-            {"kind": "parking_lot", "links": [{"rate": "1Mbps", "delay": 0}, {"rate": 0, "delay": 0}]},
+            {"kind": "parking_lot", "links": [{"rate": "1Mbps", "delay": 0}]},
+            r"topology\.links .*= 2 entries",
+        ),
+        (
+            {
+                "kind": "parking_lot",
+                "links": [{"rate": "1Mbps", "delay": 0}, {"rate": 0, "delay": 0}],
+            },
             r"topology\.links\[1\]\.rate",
         ),
         ({"kind": "parking_lot", "queues": [{}]}, r"topology\.queues .*= 2 entries"),
@@ -399,8 +444,14 @@ def test_parking_lot_helpers() -> None:
             {"kind": "parking_lot", "queues": [{}, {"forward": {"kind": "red", "min_th": 99}}]},
             r"^topology\.queues\[1\]\.forward\.min_th",
         ),
-        ({"kind": "parking_lot", "queues": [{}, {"middle": {}}]}, r"topology\.queues\[1\]\.middle .*unknown"),
-        ({"kind": "parking_lot", "cross_senders": 0, "cross_receivers": 2}, r"topology\.cross_receivers"),
+        (
+            {"kind": "parking_lot", "queues": [{}, {"middle": {}}]},
+            r"topology\.queues\[1\]\.middle .*unknown",
+        ),
+        (
+            {"kind": "parking_lot", "cross_senders": 0, "cross_receivers": 2},
+            r"topology\.cross_receivers",
+        ),
         ({"kind": "parking_lot", "cross_senders": -1}, r"topology\.cross_senders"),
         ({"kind": "parking_lot", "receivers": 0}, r"topology\.receivers"),
         ({"kind": "parking_lot", "rate_scale": -1.0}, r"topology\.rate_scale"),
@@ -457,33 +508,49 @@ def test_run_control_properties() -> None:
         ({"tpology": {}}, r"^tpology .*unknown key.*did you mean 'topology'"),
         ({"traffic": [{"path": "cross:0"}]}, r"^traffic\[0\]\.path = 'cross:0' .*parking_lot"),
         (
-            {"topology": {"kind": "parking_lot", "routers": 3}, "traffic": [{}, {"path": "cross:2"}]},
+            {
+                "topology": {"kind": "parking_lot", "routers": 3},
+                "traffic": [{}, {"path": "cross:2"}],
+            },
             r"^traffic\[1\]\.path .*< hops = 2",
         ),
         (
-            {"topology": {"kind": "parking_lot", "cross_senders": 0}, "traffic": [{"path": "cross:0"}]},
+            {
+                "topology": {"kind": "parking_lot", "cross_senders": 0},
+                "traffic": [{"path": "cross:0"}],
+            },
             r"^traffic\[0\]\.path .*cross_senders >= 1",
         ),
-        ({"topology": {"senders": 2}, "traffic": [{"senders": [2]}]}, r"^traffic\[0\]\.senders .*< 2"),
+        (
+            {"topology": {"senders": 2}, "traffic": [{"senders": [2]}]},
+            r"^traffic\[0\]\.senders .*< 2",
+        ),
         (
             {"topology": {"senders": 4, "receivers": 2}, "traffic": [{"receivers": [0, 2]}]},
             r"^traffic\[0\]\.receivers .*< 2",
         ),
         (
-            {"topology": {"kind": "parking_lot", "senders": 3, "cross_senders": 1},
-             "traffic": [{"senders": [2]}, {"path": "cross:1", "senders": [1]}]},
+            {
+                "topology": {"kind": "parking_lot", "senders": 3, "cross_senders": 1},
+                "traffic": [{"senders": [2]}, {"path": "cross:1", "senders": [1]}],
+            },
             r"^traffic\[1\]\.senders .*< 1 .*cross",
         ),
         (
-            {"topology": {"kind": "parking_lot", "cross_senders": 2, "cross_receivers": 1},
-             "traffic": [{"path": "cross:0", "receivers": [1]}]},
+            {
+                "topology": {"kind": "parking_lot", "cross_senders": 2, "cross_receivers": 1},
+                "traffic": [{"path": "cross:0", "receivers": [1]}],
+            },
             r"^traffic\[0\]\.receivers .*< 1",
         ),
         (
             {"tcp": {"variant": "dctcp", "ecn": True}, "traffic": [{}, {"tcp": {"ecn": False}}]},
             r"^traffic\[1\]\.tcp\.ecn = False .*dctcp",
         ),
-        ({"tcp": {"mss": 9000}, "traffic": [{"tcp": {"rcv_window": "8KB"}}]}, r"^traffic\[0\]\.tcp\.rcv_window"),
+        (
+            {"tcp": {"mss": 9000}, "traffic": [{"tcp": {"rcv_window": "8KB"}}]},
+            r"^traffic\[0\]\.tcp\.rcv_window",
+        ),
     ],
 )
 def test_scenario_cross_validation_errors(d: dict[str, Any], match: str) -> None:
@@ -495,7 +562,10 @@ def test_scenario_accepts_valid_cross_references() -> None:
         {
             "topology": {"kind": "parking_lot", "senders": 3, "cross_senders": 2},
             "tcp": {"variant": "dctcp", "ecn": True},
-            "traffic": [{"senders": [2], "receivers": [0, 2]}, {"path": "cross:1", "senders": [1], "flows": 4}],
+            "traffic": [
+                {"senders": [2], "receivers": [0, 2]},
+                {"path": "cross:1", "senders": [1], "flows": 4},
+            ],
         }
     )
     assert s.n_flows == 5
@@ -518,7 +588,12 @@ def test_ecn_queue_without_ecn_tcp_is_allowed() -> None:
 
 
 def test_constructor_converts_lists_and_dicts() -> None:
-    s = Scenario(topology={"kind": "parking_lot"}, tcp={"variant": "sack"}, traffic=[{"flows": 2}], run={"seed": 4})
+    s = Scenario(
+        topology={"kind": "parking_lot"},
+        tcp={"variant": "sack"},
+        traffic=[{"flows": 2}],
+        run={"seed": 4},
+    )
     assert isinstance(s.topology, ParkingLot) and s.tcp.variant == "sack"
     assert s.traffic == (Bulk(flows=2),) and s.run.seed == 4
 
@@ -541,7 +616,13 @@ def test_toml_layout() -> None:
     text = red_dumbbell_scenario().to_toml()
     lines = text.splitlines()
     assert lines[0] == 'name = "red-dumbbell"'
-    for header in ("[topology]", "[topology.bottleneck]", "[topology.forward_queue]", "[tcp]", "[run]"):
+    for header in (
+        "[topology]",
+        "[topology.bottleneck]",
+        "[topology.forward_queue]",
+        "[tcp]",
+        "[run]",
+    ):
         assert header in lines
     assert lines.count("[[traffic]]") == 2
     assert "receiver_delays" not in text  # None omitted
@@ -588,7 +669,9 @@ def test_json_round_trip(make: Any) -> None:
 def test_to_dict_is_complete_and_plain() -> None:
     d = Scenario().to_dict()
     assert set(d) == {"name", "description", "topology", "tcp", "traffic", "run"}
-    assert d["topology"]["receivers"] is None and d["topology"]["forward_queue"]["kind"] == "droptail"
+    assert (
+        d["topology"]["receivers"] is None and d["topology"]["forward_queue"]["kind"] == "droptail"
+    )
     assert d["traffic"] == [Bulk().to_dict()] and d["traffic"][0]["kind"] == "bulk"
     assert d["run"]["max_wall_time"] is None
     json.dumps(d)  # JSON-able
@@ -633,7 +716,11 @@ def test_hash_stable_across_processes() -> None:
     )
     root = Path(__file__).resolve().parents[2]
     out = subprocess.run(
-        [sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True,
+        [sys.executable, "-c", code],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=True,
         env={"PYTHONHASHSEED": "123", "PYTHONPATH": str(root)},
     )
     assert out.stdout.strip() == Scenario(topology=Dumbbell(forward_queue=Red())).hash
@@ -645,7 +732,12 @@ def test_hash_stable_across_processes() -> None:
 def test_replace_dotted_paths() -> None:
     s = Scenario(topology=Dumbbell(forward_queue=Red()), traffic=[Bulk(), Transfers()])
     r = s.replace(
-        **{"topology.forward_queue.min_th": 10, "tcp.variant": "sack", "traffic[0].flows": 50, "run.seed": 3}
+        **{
+            "topology.forward_queue.min_th": 10,
+            "tcp.variant": "sack",
+            "traffic[0].flows": 50,
+            "run.seed": 3,
+        }
     )
     assert r.topology.forward_queue.min_th == 10.0
     assert r.tcp.variant == "sack" and r.traffic[0].flows == 50 and r.run.seed == 3
@@ -705,7 +797,11 @@ def test_import_does_not_load_ns3() -> None:
     )
     root = Path(__file__).resolve().parents[2]
     out = subprocess.run(
-        [sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True,
+        [sys.executable, "-c", code],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=True,
         env={"PYTHONPATH": str(root)},
     )
     assert out.stdout.strip() == "[]"

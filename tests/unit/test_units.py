@@ -47,7 +47,21 @@ def test_parse_rate_good(value: object, bps: int) -> None:
 
 @pytest.mark.parametrize(
     "value",
-    ["0Mbps", "-1Mbps", "10", "10M", "10Mbit", "fast", "", 0, -5, True, None, float("inf"), "1.5bps"],
+    [
+        "0Mbps",
+        "-1Mbps",
+        "10",
+        "10M",
+        "10Mbit",
+        "fast",
+        "",
+        0,
+        -5,
+        True,
+        None,
+        float("inf"),
+        "1.5bps",
+    ],
 )
 def test_parse_rate_bad(value: object) -> None:
     with pytest.raises(ScenarioError, match=r"^topology\.bottleneck\.rate = "):
@@ -80,7 +94,9 @@ def test_parse_time_good(value: object, seconds: float) -> None:
     assert math.isclose(got, seconds, rel_tol=1e-12, abs_tol=0)
 
 
-@pytest.mark.parametrize("value", ["-1ms", -0.1, "20", "20 parsecs", "ms", None, False, float("nan")])
+@pytest.mark.parametrize(
+    "value", ["-1ms", -0.1, "20", "20 parsecs", "ms", None, False, float("nan")]
+)
 def test_parse_time_bad(value: object) -> None:
     with pytest.raises(ScenarioError, match=r"^run\.warmup = "):
         parse_time(value, "run.warmup")
@@ -111,7 +127,9 @@ def test_parse_size_good(value: object, expected: tuple[int, str]) -> None:
     assert parse_size(value, "limit") == expected
 
 
-@pytest.mark.parametrize("value", ["0p", "-3p", "1.5p", "10Mb", "10", "lots", 1.5, True, None, "0.5B"])
+@pytest.mark.parametrize(
+    "value", ["0p", "-3p", "1.5p", "10Mb", "10", "lots", 1.5, True, None, "0.5B"]
+)
 def test_parse_size_bad(value: object) -> None:
     with pytest.raises(ScenarioError, match=r"^q\.limit = "):
         parse_size(value, "q.limit")
@@ -192,7 +210,9 @@ def test_check_helpers() -> None:
 
 
 def test_check_kind_suggests_closest() -> None:
-    with pytest.raises(UnknownKindError, match=r"known kinds: a, bulk, transfers.*did you mean 'bulk'"):
+    with pytest.raises(
+        UnknownKindError, match=r"known kinds: a, bulk, transfers.*did you mean 'bulk'"
+    ):
         check_kind("blk", "kind", ["transfers", "bulk", "a"])
 
 

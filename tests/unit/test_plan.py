@@ -1,0 +1,57 @@
+"""Scenario -> plan expansion (no ns-3)."""
+
+from __future__ import annotations
+
+import pytest
+
+from aqmlab.plan import make_plan
+from aqmlab.scenario import Bulk, Dumbbell, Link, ParkingLot, RunControl, Scenario, Transfers
+
+
+def test_dumbbell_nodes_links_and_base_rtt():
+    sc = Scenario(topology=Dumbbell(senders=3, receivers=2, sender_delays=["1ms", "5ms", "20ms"],
+                                    bottleneck=Link(rate="10Mbps", delay="20ms"),
+                                    access=Link(rate="100Mbps", delay="2ms")),
+                  traffic=[Bulk(flows=6)])
+    plan = make_plan(sc)
+    assert len(plan.nodes) == 3 + 2 + 2
+    assert len(plan.links) == 3 + 1 + 2
+    assert plan.probe_names() == ["R0->R1", "R1->R0"]
+    # flow k: sender k % 3, receiver k % 2; RTT = 2 * (access_s + 20 ms + 2 ms)
+    rtts = [round(f.base_rtt_s, 6) for f in plan.flows]
+    assert rtts == [0.046, 0.054, 0.084, 0.046, 0.054, 0.084]
+    assert [plan.nodes[f.dst] for f in plan.flows] == ["D0", "D1", "D0", "D1", "D0", "D1"]
+
+
+def test_start_times_are_common_random_numbers():
+    base = Scenario(traffic=[Bulk(flows=5, start_spread="1s")])
+    other = base.replace(**{"topology.forward_queue": {"kind": "red", "limit": "100p"}})
+    a = [f.start_s for f in make_plan(base).flows]
+    b = [f.start_s for f in make_plan(other).flows]
+    c = [f.start_s for f in make_plan(base.replace(**{"run.seed": 2})).flows]
+    assert a == b
+    assert a != c
+    assert all(0 <= s <= 1 for s in a)
+
+
+def test_parking_lot_paths_and_probes():
+    sc = Scenario(topology=ParkingLot(routers=4, link=Link(rate="10Mbps", delay="10ms"),
+                                      access=Link(rate="100Mbps", delay="1ms")),
+                  traffic=[Bulk(flows=2), Bulk(flows=1, path="cross:1")],
+                  run=RunControl(duration="10s"))
+    plan = make_plan(sc)
+    assert plan.probe_names() == ["R0->R1", "R1->R0", "R1->R2", "R2->R1", "R2->R3", "R3->R2"]
+    e2e, cross = plan.flows[0], plan.flows[2]
+    assert e2e.base_rtt_s == pytest.approx(2 * (0.001 + 3 * 0.010 + 0.001))
+    assert cross.base_rtt_s == pytest.approx(2 * (0.001 + 0.010 + 0.001))
+    assert plan.nodes[cross.src].startswith("X1S") and plan.nodes[cross.dst].startswith("X1D")
+
+
+def test_transfers_sizes_and_processing_hold():
+    sc = Scenario(topology=Dumbbell(senders=2),
+                  traffic=[Transfers(count=2, size="1MB"),
+                           Bulk(flows=2, processing_time="10ms", senders=[1])])
+    plan = make_plan(sc)
+    assert [f.size_bytes for f in plan.flows] == [1e6, 1e6, 0.0, 0.0]
+    held = [(plan.nodes[link.a], link.hold) for link in plan.links if any(link.hold)]
+    assert held == [("S1", (True, False))]
