@@ -89,11 +89,11 @@ def _dumbbell(t: Dumbbell, plan: Plan) -> None:
     left, right = plan.add_node("R0"), plan.add_node("R1")
     receivers = [plan.add_node(f"D{j}") for j in range(r)]
     plan.hosts = {"e2e.senders": senders, "e2e.receivers": receivers}
-    for i, link in zip(senders, _delays(t.sender_delays, s, t.access)):
+    for i, link in zip(senders, _delays(t.sender_delays, s, t.access), strict=False):
         plan.add_link(i, left, link, t.rate_scale, (t.access_queue, t.access_queue))
     plan.add_link(left, right, t.bottleneck, t.rate_scale, (t.forward_queue, t.reverse_queue),
                   ("R0->R1", "R1->R0"))
-    for j, link in zip(receivers, _delays(t.receiver_delays, r, t.access)):
+    for j, link in zip(receivers, _delays(t.receiver_delays, r, t.access), strict=False):
         plan.add_link(right, j, link, t.rate_scale, (t.access_queue, t.access_queue))
 
 

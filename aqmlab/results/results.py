@@ -9,7 +9,7 @@ import shutil
 import socket
 import tempfile
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +38,7 @@ def provenance() -> dict[str, Any]:
         "ns3_version": ns3_version,
         "python": platform.python_version(),
         "host": socket.gethostname(),
-        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "created": datetime.now(UTC).isoformat(timespec="seconds"),
     }
 
 

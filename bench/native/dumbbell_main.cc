@@ -1,0 +1,271 @@
+// bench/native/dumbbell_main.cc -- replay an aqmlab experiment script natively.
+//
+// Usage: dumbbell_main SCRIPT
+//
+// SCRIPT is written by bench/record.py: the exact sequence of aqmlab::Experiment calls
+// that aqmlab's Python build (aqmlab/ns3/build.py) makes for a scenario, one call per line,
+// tab-separated (format in record.py). Replaying it against the same header-only C++
+// class (aqmlab/ns3/cpp/aqmlab.h), compiled by g++ instead of cling, gives the same
+// simulation without Python; bench/bench_core.py compares the two.
+//
+// Prints one JSON object on stdout: Run() CPU seconds (Experiment::CpuSeconds), events,
+// setup wall seconds, peak RSS, and checksums (probe-queue counters summed over probes,
+// per-flow bytes_received summed and index-weighted).
+// aqmlab's tcp_socket.h uses ns3::StringValue without including ns3/string.h; under cppyy
+// the core module is always parsed first, so include it first here too.
+#include "ns3/core-module.h"
+// (keep this order)
+#include "aqmlab.h"
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace
+{
+
+/// The tab-separated fields of one script line, consumed left to right.
+class Fields
+{
+  public:
+    Fields(const std::string& line, int lineNo)
+        : m_line(lineNo)
+    {
+        std::string::size_type start = 0;
+        while (true)
+        {
+            const auto tab = line.find('\t', start);
+            m_f.push_back(line.substr(start, tab == std::string::npos ? tab : tab - start));
+            if (tab == std::string::npos)
+            {
+                break;
+            }
+            start = tab + 1;
+        }
+    }
+
+    std::string Str()
+    {
+        if (m_i >= m_f.size())
+        {
+            throw std::runtime_error("line " + std::to_string(m_line) + ": too few fields");
+        }
+        return m_f[m_i++];
+    }
+
+    uint64_t UInt() { return std::stoull(Str()); }
+
+    double Dbl() { return std::stod(Str()); }
+
+    bool Bool() { return UInt() != 0; }
+
+    std::vector<std::string> List()
+    {
+        std::vector<std::string> v(UInt());
+        for (auto& s : v)
+        {
+            s = Str();
+        }
+        return v;
+    }
+
+    void End() const
+    {
+        if (m_i != m_f.size())
+        {
+            throw std::runtime_error("line " + std::to_string(m_line) + ": too many fields");
+        }
+    }
+
+  private:
+    std::vector<std::string> m_f;
+    size_t m_i = 0;
+    int m_line;
+};
+
+size_t
+IndexOf(const std::vector<std::string>& names, const std::string& name)
+{
+    for (size_t i = 0; i < names.size(); ++i)
+    {
+        if (names[i] == name)
+        {
+            return i;
+        }
+    }
+    throw std::runtime_error("no result column " + name);
+}
+
+/// Peak resident set size of this process in MB: VmHWM from /proc/self/status. (getrusage's
+/// ru_maxrss is not used: Linux carries the parent's high-water mark over fork+exec, so a
+/// child of a large Python process would report the parent's peak.)
+double
+PeakRssMb()
+{
+    std::ifstream status("/proc/self/status");
+    std::string key;
+    while (status >> key)
+    {
+        if (key == "VmHWM:")
+        {
+            double kb = 0;
+            status >> kb;
+            return kb / 1024.0;
+        }
+        status.ignore(1 << 20, '\n');
+    }
+    return -1;
+}
+
+double
+Sum(const std::vector<double>& v)
+{
+    double s = 0;
+    for (double x : v)
+    {
+        s += x;
+    }
+    return s;
+}
+
+} // namespace
+
+int
+main(int argc, char** argv)
+{
+    if (argc != 2)
+    {
+        std::cerr << "usage: " << argv[0] << " SCRIPT\n";
+        return 2;
+    }
+    std::ifstream in(argv[1]);
+    if (!in)
+    {
+        std::cerr << "cannot read " << argv[1] << "\n";
+        return 2;
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    auto t1 = t0;
+    std::unique_ptr<aqmlab::Experiment> exp;
+    uint64_t seed = 1, run = 1;
+    bool ran = false;
+    std::string line;
+    int lineNo = 0;
+    while (std::getline(in, line))
+    {
+        ++lineNo;
+        if (line.empty() || line[0] == '#')
+        {
+            continue;
+        }
+        Fields f(line, lineNo);
+        const std::string call = f.Str();
+        if (call == "ResetGlobals")
+        {
+            seed = f.UInt();
+            run = f.UInt();
+            aqmlab::ResetGlobals(seed, run);
+            f.End();
+            continue;
+        }
+        if (!exp)
+        {
+            exp = std::make_unique<aqmlab::Experiment>(); // as build() does after the reset
+        }
+        if (call == "AddNodes")
+        {
+            exp->AddNodes(f.UInt());
+        }
+        else if (call == "AddLink")
+        {
+            const auto a = f.UInt(), b = f.UInt();
+            const auto rate = f.Str(), delay = f.Str();
+            exp->AddLink(a, b, rate, delay);
+        }
+        else if (call == "SetQueue")
+        {
+            const auto link = f.UInt();
+            const int dir = f.UInt();
+            const auto type = f.Str();
+            exp->SetQueue(link, dir, type, f.List());
+        }
+        else if (call == "ProbeQueue")
+        {
+            const auto link = f.UInt();
+            const int dir = f.UInt();
+            const auto name = f.Str();
+            const double wq = f.Dbl(), ptc = f.Dbl();
+            exp->ProbeQueue(link, dir, name, wq, ptc);
+        }
+        else if (call == "AddTcpProfile")
+        {
+            const auto cong = f.Str(), rec = f.Str();
+            const bool reno = f.Bool();
+            const double alpha = f.Dbl(), beta = f.Dbl();
+            exp->AddTcpProfile(cong, rec, reno, alpha, beta, f.List());
+        }
+        else if (call == "AddFlow")
+        {
+            const auto src = f.UInt(), dst = f.UInt(), prof = f.UInt();
+            const double start = f.Dbl(), bytes = f.Dbl(), proc = f.Dbl();
+            exp->AddFlow(src, dst, prof, start, bytes, proc);
+        }
+        else if (call == "SetRunControl")
+        {
+            const double dur = f.Dbl(), warm = f.Dbl(), sample = f.Dbl();
+            exp->SetRunControl(dur, warm, sample, f.Bool());
+        }
+        else if (call == "Build")
+        {
+            exp->Build();
+        }
+        else if (call == "Run")
+        {
+            t1 = std::chrono::steady_clock::now();
+            exp->Run();
+            ran = true;
+        }
+        else
+        {
+            throw std::runtime_error("line " + std::to_string(lineNo) + ": unknown call " + call);
+        }
+        f.End();
+    }
+    if (!ran)
+    {
+        std::cerr << "the script has no Run line\n";
+        return 2;
+    }
+
+    const auto qcols = exp->QueueColumns();
+    const auto fcols = exp->FlowColumns();
+    const auto bytes = exp->FlowColumn(IndexOf(fcols, "bytes_received"), false);
+    double weighted = 0;
+    for (size_t i = 0; i < bytes.size(); ++i)
+    {
+        weighted += double(i + 1) * bytes[i];
+    }
+
+    std::ostringstream out;
+    out.precision(17);
+    out << "{\"run_cpu_s\": " << exp->CpuSeconds() << ", \"events\": " << exp->Events()
+        << ", \"end_s\": " << exp->EndTime() << ", \"setup_wall_s\": "
+        << std::chrono::duration<double>(t1 - t0).count()
+        << ", \"peak_rss_mb\": " << PeakRssMb() << ", \"flows\": " << exp->NFlows()
+        << ", \"bytes_received\": " << Sum(bytes) << ", \"bytes_received_weighted\": "
+        << weighted;
+    for (const char* name : {"arrivals", "departures", "drops", "marks"})
+    {
+        out << ", \"queue_" << name << "\": " << Sum(exp->QueueColumn(IndexOf(qcols, name), false));
+    }
+    out << "}";
+    std::cout << out.str() << std::endl;
+    exp.reset();
+    aqmlab::ResetGlobals(seed, run); // free the simulation's objects, as aqmlab's session does
+    return 0;
+}

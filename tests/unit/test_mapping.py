@@ -1,0 +1,76 @@
+"""Spec -> ns-3 attribute mapping: the ns-2 semantics are set explicitly."""
+
+from __future__ import annotations
+
+import pytest
+
+from aqmlab.ns3.mapping import queue_config, tcp_config
+from aqmlab.scenario import Ared, CoDel, DropTail, FqCoDel, Pie, Red, Tcp
+
+
+def attrs(cfg):
+    return dict(cfg.attributes)
+
+
+def test_droptail_limit_uses_ns2_accounting():
+    cfg = queue_config(DropTail(limit="39p"), 1.5e6, 0.02)
+    assert cfg.type_id == "ns3::FifoQueueDisc"
+    assert attrs(cfg)["MaxSize"] == "37p"  # + 1 in the device queue + 1 in transmission
+
+
+def test_red_packet_mode_sets_every_ns2_parameter():
+    cfg = queue_config(Red(limit="200p", min_th=30, max_th=90, max_p=0.1, w_q=0.002), 10e6, 0.02)
+    a = attrs(cfg)
+    assert a["MaxSize"] == "198p"
+    assert float(a["MinTh"]) == 30 and float(a["MaxTh"]) == 90
+    assert float(a["LInterm"]) == pytest.approx(10)  # max_p = 1 / LInterm
+    assert float(a["QW"]) == 0.002
+    assert a["LinkBandwidth"] == "10000000bps" and a["LinkDelay"] == "20000000ns"
+    assert a["ARED"] == "false" and a["UseEcn"] == "false" and a["Gentle"] == "true"
+    assert cfg.red_wq == 0.002 and cfg.red_ptc == pytest.approx(10e6 / 8 / 500)
+
+
+def test_red_byte_mode_scales_thresholds_by_mean_packet_size():
+    a = attrs(queue_config(Red(limit="100p", min_th=5, max_th=15, mode="byte",
+                               mean_pkt_size=1000), 10e6, 0.01))
+    assert a["MaxSize"] == "98000B"
+    assert float(a["MinTh"]) == 5000 and float(a["MaxTh"]) == 15000
+
+
+def test_ared_works_around_the_bottom_bug_and_keeps_explicit_thresholds():
+    a = attrs(queue_config(Ared(limit="370p", target_delay="5ms", mean_pkt_size=1250), 10e6, 0))
+    assert float(a["Bottom"]) == pytest.approx(0.008)  # ns-2: min(0.01, 80000 / bw)
+    assert float(a["MinTh"]) == 5 and float(a["MaxTh"]) == 15  # 5 ms at 1000 pkts/s
+    assert float(a["QW"]) == pytest.approx(0.0009995, rel=1e-3)
+    assert a["ARED"] == "false" and a["AdaptMaxP"] == "true"
+    a60 = attrs(queue_config(Ared(limit="370p", target_delay="60ms", mean_pkt_size=1250), 10e6, 0))
+    assert float(a60["MinTh"]) == 30 and float(a60["MaxTh"]) == 90
+
+
+@pytest.mark.parametrize("spec,type_id", [
+    (CoDel(), "ns3::CoDelQueueDisc"),
+    (FqCoDel(), "ns3::FqCoDelQueueDisc"),
+    (Pie(), "ns3::PieQueueDisc"),
+])
+def test_modern_aqms_map_to_their_ns3_types(spec, type_id):
+    assert queue_config(spec, 10e6, 0.01).type_id == type_id
+
+
+def test_tcp_defaults_are_ns2_like():
+    cfg = tcp_config(Tcp())
+    a = attrs(cfg)
+    assert cfg.congestion == "ns3::TcpNewReno" and cfg.reno
+    assert cfg.recovery == "ns3::TcpClassicRecovery"
+    assert a["SegmentSize"] == "1000" and a["InitialCwnd"] == "2"
+    assert a["DelAckCount"] == "1" and a["Timestamp"] == "false" and a["Sack"] == "false"
+    assert a["MinRto"] == "200000000ns" and a["ClockGranularity"] == "10000000ns"
+    assert a["UseEcn"] == "Off"
+
+
+@pytest.mark.parametrize("variant,cc,sack", [
+    ("sack", "ns3::TcpNewReno", "true"), ("newreno", "ns3::TcpNewReno", "false"),
+    ("cubic", "ns3::TcpCubic", "true"), ("bbr", "ns3::TcpBbr", "true"),
+])
+def test_tcp_variants(variant, cc, sack):
+    cfg = tcp_config(Tcp(variant=variant))
+    assert cfg.congestion == cc and attrs(cfg)["Sack"] == sack and not cfg.reno
