@@ -53,6 +53,15 @@ def _cmd_show(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_figures(args: argparse.Namespace) -> int:
+    from aqmlab.figures import regenerate  # noqa: PLC0415
+
+    root = Path(__file__).resolve().parents[1]
+    regenerate(args.examples or root / "examples", args.out, args.profile, args.workers,
+               args.data)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="aqmlab", description=__doc__.splitlines()[0])
     p.add_argument("--debug", action="store_true", help="show tracebacks")
@@ -73,6 +82,13 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("dir", type=Path)
     s.add_argument("--table", default="flows")
     s.set_defaults(fn=_cmd_show)
+    f = sub.add_parser("figures", help="regenerate the figures (quick or full profile)")
+    f.add_argument("--profile", choices=("quick", "full"), default="quick")
+    f.add_argument("--out", type=Path, default=Path("figures"))
+    f.add_argument("--data", type=Path, default=Path("data"), help="where runs are stored")
+    f.add_argument("--examples", type=Path, help="folder of scenario files")
+    f.add_argument("--workers", type=int, help="worker processes (default: all cores)")
+    f.set_defaults(fn=_cmd_figures)
     args = p.parse_args(argv)
     try:
         return args.fn(args)
