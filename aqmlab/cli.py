@@ -20,7 +20,14 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if args.seed is not None:
         sc = sc.replace(**{"run.seed": args.seed})
     if args.duration is not None:
-        sc = sc.replace(**{"run.duration": args.duration})
+        from aqmlab.units import parse_time  # noqa: PLC0415
+
+        duration = parse_time(args.duration, "--duration")
+        changes: dict = {"run.duration": args.duration}
+        if sc.run.warmup_s >= duration:  # keep the scenario valid: shrink the warm-up too
+            changes["run.warmup"] = f"{duration / 4:g}s"
+            print(f"note: warm-up shortened to {duration / 4:g}s", file=sys.stderr)
+        sc = sc.replace(**changes)
     res = run(sc, timeout=args.timeout, in_process=args.in_process)
     out = res.save(args.out)
     s = res.summary.iloc[0]

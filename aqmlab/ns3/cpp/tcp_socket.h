@@ -1,9 +1,10 @@
 // aqmlab/ns3/cpp/tcp_socket.h -- the TCP socket every aqmlab flow uses.
 //
 // Extends ns3::TcpSocketBase with
-//  * classic Reno loss recovery (ns-2 Agent/TCP/Reno): the first new ACK in fast
-//    recovery ends it, so further losses of the window need three new duplicate ACKs
-//    (another halving) or a timeout. ns-3 has only NewReno/RFC 6675 recovery.
+//  * classic Reno loss recovery (ns-2 Agent/TCP/Reno; Fall & Floyd 1996): the first new
+//    ACK in fast recovery, even a partial one, ends it with cwnd = ssthresh, so further
+//    losses of the window need three new duplicate ACKs (another fast retransmit and
+//    halving) or a timeout. ns-3 has only NewReno/RFC 6675 recovery. See "Reno" below.
 //  * per-flow counters (segments sent, retransmissions, timeouts, fast recoveries),
 //    kept in C++ and exported at the end of the run.
 #pragma once
@@ -58,6 +59,48 @@ class AqmTcpSocket : public TcpSocketBase
         return CopyObject<AqmTcpSocket>(this);
     }
 
+    // ---- Reno -------------------------------------------------------------------------
+    // Without SACK, ns-3 emulates a scoreboard from duplicate ACKs: each dupack marks the
+    // next segment after SND.UNA "sacked" (TcpTxBuffer::AddRenoSack, also for the limited
+    // transmit dupacks in CA_DISORDER), which deflates BytesInFlight and so plays the role
+    // of ns-2's window inflation. These marks are guesses: the dupacks of one loss mark
+    // the segments right after the hole, including a second hole of the same window.
+    //
+    // Two overrides give ns-2 Reno on top of that machinery:
+    //  1. ReceivedAck: on every new cumulative ACK, forget the emulated SACK marks BEFORE
+    //     the base class discards the acknowledged data. Otherwise, when such an ACK stops
+    //     at a segment that a dupack had marked "sacked" (the next hole of the window),
+    //     TcpTxBuffer::DiscardUpTo "repairs" the impossible sacked head by marking it
+    //     LOST. A lost mark that survives fast recovery is never Reno:
+    //       - SendPendingData retransmits it at once (NewReno's partial-ACK retransmission);
+    //       - in CA_DISORDER, IsLost(SND.UNA) is then true, so the next recovery starts
+    //         after 1-2 dupacks and retransmits the same segment a second time.
+    //     The receiver already holds that duplicate, answers it with a dupack, and that
+    //     dupack's limited-transmit mark becomes, at the next ACK, another "sacked" head
+    //     marked lost: a self-sustaining chain of spurious retransmissions and recoveries
+    //     (measured before this fix: one RED flow with 243 fast recoveries and 590
+    //     retransmissions for 17 drops). The same happens after the CA_DISORDER -> CA_OPEN
+    //     transition, where the base class keeps the limited-transmit marks.
+    //     A new cumulative ACK makes all those marks meaningless in Reno (ns-2 resets
+    //     dupacks_ to 0), so they are dropped; nothing is then marked lost after recovery
+    //     (the fast-retransmitted head is always covered by the ACK that ends it).
+    //  2. ProcessAck: in fast recovery, a new ACK below the recovery point (a partial ACK)
+    //     lowers m_recover to that ACK, so the base class takes its full-ACK branch: leave
+    //     recovery with cwnd = ssthresh, reset the dupack count and deactivate the
+    //     recovery point. A later hole then needs three new dupacks (DupAck may re-enter
+    //     recovery because m_recoverActive is false: ns-2 Reno's allow_fast_retransmit
+    //     after a dupack action), or ends in a retransmission timeout.
+    // After a timeout the RFC 6582 / ns-2 bugfix_ rule in ReTxTimeout applies to Reno too.
+    void ReceivedAck(Ptr<Packet> packet, const TcpHeader& tcpHeader) override
+    {
+        if (m_reno && !m_sackEnabled && m_txBuffer->GetSacked() > 0 &&
+            tcpHeader.GetAckNumber() > m_txBuffer->HeadSequence())
+        {
+            m_txBuffer->ResetRenoSack();
+        }
+        TcpSocketBase::ReceivedAck(packet, tcpHeader);
+    }
+
     void ProcessAck(const SequenceNumber32& ack,
                     bool scoreboardUpdated,
                     uint32_t currentDelivered,
@@ -65,19 +108,13 @@ class AqmTcpSocket : public TcpSocketBase
                     bool receivedData) override
     {
         const auto before = m_tcb->m_congState.Get();
-        bool renoExit = false;
         if (m_reno && !m_sackEnabled && before == TcpSocketState::CA_RECOVERY &&
             ack > oldHead && ack < m_recover)
         {
-            // Reno: any new ACK ends fast recovery (cwnd = ssthresh in the base class).
+            // Reno: any new ACK ends fast recovery (see "Reno" above, point 2).
             m_recover = ack;
-            renoExit = true;
         }
         TcpSocketBase::ProcessAck(ack, scoreboardUpdated, currentDelivered, oldHead, receivedData);
-        if (renoExit)
-        {
-            m_txBuffer->ResetRenoSack(); // forget the dupack-emulated SACK marks
-        }
         // CWR is entered in ReceivedAck before ProcessAck runs: compare with the state
         // seen at the end of the previous ACK, not with `before`.
         const auto after = m_tcb->m_congState.Get();
