@@ -4,7 +4,9 @@
 // U(0, overhead) is armed and everything the flow sends meanwhile leaves back-to-back
 // when it fires. Installed as the root queue disc of a sender's access device, it holds
 // the data segments of each flow that has a processing time; all other packets pass.
-// One difference from ns-2: a fast retransmission sent while a hold is armed also waits.
+// Differences from ns-2: a fast retransmission sent while a hold is armed also waits, and
+// packets sent while a released burst drains join it. Flows share a hold only if they use
+// the same sender host and their indices are equal modulo 255.
 #pragma once
 #include "flow_stats.h"
 
@@ -21,6 +23,9 @@ using namespace ns3;
 class HoldQueueDisc : public QueueDisc
 {
   public:
+    /// Internal queues: 0 passes packets straight through, 1..N-1 hold flows (by port).
+    static constexpr uint32_t N_QUEUES = 256;
+
     static TypeId GetTypeId()
     {
         static TypeId tid = TypeId("aqmlab::HoldQueueDisc")
@@ -44,8 +49,17 @@ class HoldQueueDisc : public QueueDisc
     }
 
   private:
-    double HoldTime(Ptr<const QueueDiscItem> item) const
+    enum State : uint8_t
     {
+        CLOSED, // empty, next arrival arms a hold
+        HELD,   // timer armed, packets accumulate
+        OPEN,   // timer fired, draining back-to-back
+    };
+
+    /// Maximum hold of this packet's flow (0: pass through) and its internal queue.
+    double Classify(Ptr<const QueueDiscItem> item, uint32_t& queue) const
+    {
+        queue = 0;
         TcpHeader tcp;
         Ptr<const Packet> p = item->GetPacket();
         if (!m_flows || p->PeekHeader(tcp) == 0 || p->GetSize() <= tcp.GetSerializedSize())
@@ -57,79 +71,89 @@ class HoldQueueDisc : public QueueDisc
         {
             return 0;
         }
+        queue = 1 + (port - m_portBase) % (N_QUEUES - 1);
         return (*m_flows)[port - m_portBase].processing;
     }
 
     bool DoEnqueue(Ptr<QueueDiscItem> item) override
     {
-        const double maxHold = HoldTime(item);
+        uint32_t q = 0;
+        const double maxHold = Classify(item, q);
         if (maxHold <= 0)
         {
-            m_ready.push_back(item);
-            return true;
+            q = 0;
         }
-        TcpHeader tcp;
-        item->GetPacket()->PeekHeader(tcp);
-        const uint16_t key = tcp.GetDestinationPort();
-        auto& held = m_held[key];
-        if (held.empty())
+        else if (m_state[q] == CLOSED)
         {
-            const double d = m_rng->GetValue(0, maxHold);
-            Simulator::Schedule(Seconds(d), &HoldQueueDisc::Release, this, key);
+            m_state[q] = HELD;
+            Simulator::Schedule(Seconds(m_rng->GetValue(0, maxHold)), &HoldQueueDisc::Release,
+                                this, q);
         }
-        held.push_back(item);
-        return true;
+        return GetInternalQueue(q)->Enqueue(item);
     }
 
-    void Release(uint16_t key)
+    void Release(uint32_t q)
     {
-        auto& held = m_held[key];
-        for (auto& item : held)
-        {
-            m_ready.push_back(item);
-        }
-        held.clear();
+        m_state[q] = OPEN;
+        m_open.push_back(q);
         Run();
     }
 
     Ptr<QueueDiscItem> DoDequeue() override
     {
-        if (m_ready.empty())
+        if (!GetInternalQueue(0)->IsEmpty())
         {
-            return nullptr;
+            return GetInternalQueue(0)->Dequeue();
         }
-        Ptr<QueueDiscItem> item = m_ready.front();
-        m_ready.pop_front();
-        return item;
+        while (!m_open.empty())
+        {
+            const uint32_t q = m_open.front();
+            Ptr<QueueDiscItem> item = GetInternalQueue(q)->Dequeue();
+            if (GetInternalQueue(q)->IsEmpty())
+            {
+                m_open.pop_front();
+                m_state[q] = CLOSED;
+            }
+            if (item)
+            {
+                return item;
+            }
+        }
+        return nullptr;
     }
 
     Ptr<const QueueDiscItem> DoPeek() override
     {
-        return m_ready.empty() ? nullptr : m_ready.front();
+        if (!GetInternalQueue(0)->IsEmpty())
+        {
+            return GetInternalQueue(0)->Peek();
+        }
+        return m_open.empty() ? nullptr : GetInternalQueue(m_open.front())->Peek();
     }
 
     bool CheckConfig() override
     {
-        return GetNQueueDiscClasses() == 0 && GetNPacketFilters() == 0 &&
-               GetNInternalQueues() == 0;
+        if (GetNInternalQueues() == 0)
+        {
+            for (uint32_t i = 0; i < N_QUEUES; ++i)
+            {
+                AddInternalQueue(CreateObjectWithAttributes<DropTailQueue<QueueDiscItem>>(
+                    "MaxSize", QueueSizeValue(QueueSize("1000000p"))));
+            }
+        }
+        m_state.assign(N_QUEUES, CLOSED);
+        return GetNQueueDiscClasses() == 0 && GetNPacketFilters() == 0;
     }
 
     void InitializeParams() override
     {
     }
 
-    void DoDispose() override
-    {
-        m_ready.clear();
-        m_held.clear();
-        QueueDisc::DoDispose();
-    }
-
     const std::vector<FlowInfo>* m_flows{nullptr};
     uint16_t m_portBase{0};
     Ptr<UniformRandomVariable> m_rng;
-    std::deque<Ptr<QueueDiscItem>> m_ready;
-    std::unordered_map<uint16_t, std::vector<Ptr<QueueDiscItem>>> m_held;
+    std::vector<State> m_state;
+    std::deque<uint32_t> m_open;
 };
 
 } // namespace aqmlab
