@@ -65,6 +65,12 @@ def queue_config(q: Queue, rate_bps: float, delay_s: float) -> QueueConfig:
     """ns-3 queue disc for spec ``q`` on a link of ``rate_bps`` and ``delay_s``."""
     link = (("LinkBandwidth", f"{int(rate_bps)}bps"), ("LinkDelay", f"{delay_s * 1e9:.0f}ns"))
     if isinstance(q, DropTail):
+        if q.drop_packets is not None:
+            # aqmlab's FIFO with a deterministic drop list (droplist_queue_disc.h); the
+            # limit is in packets (validated), device packets subtracted as for MaxSize.
+            return QueueConfig("aqmlab::DropListQueueDisc", (
+                ("Limit", str(q.limit_size[0] - DEVICE_PACKETS)),
+                ("Drops", ",".join(str(i) for i in q.drop_packets))))
         return QueueConfig("ns3::FifoQueueDisc", (("MaxSize", _max_size(q, 1)),))
     if isinstance(q, Red):
         byte = q.mode == "byte"

@@ -19,6 +19,7 @@ from aqmlab.units import (
     check_float,
     check_int,
     check_kind,
+    check_list,
     check_time,
     parse_size,
     parse_time,
@@ -74,15 +75,50 @@ class QueueBase(Spec):
 
 @dataclass(frozen=True, kw_only=True)
 class DropTail(QueueBase):
-    """FIFO tail drop. ``limit`` default 100 packets. Never marks (``ecn`` is always False)."""
+    """FIFO tail drop. ``limit`` default 100 packets. Never marks (``ecn`` is always False).
+
+    ``drop_packets`` (default None) makes losses deterministic, for Fall & Floyd (1996)-style
+    tests: 1-based arrival numbers of the TCP *data* packets (payload > 0, all flows through
+    this queue, retransmissions included) that the queue drops, e.g. ``(14, 26, 28)``
+    (``()`` drops none); otherwise it is a plain drop-tail. Needs a ``limit`` in packets. Omitted from
+    ``to_dict`` while None, so scenario hashes without it are unchanged.
+    """
 
     KIND: ClassVar[str] = "droptail"
     kind: str = "droptail"
     limit: str | int = "100p"
+    drop_packets: tuple[int, ...] | None = None
 
     def __post_init__(self) -> None:
         self._check_kind()
         self._check_limit()
+        if self.drop_packets is not None:
+            indices = tuple(
+                check_int(v, f"drop_packets[{i}]", ge=1)
+                for i, v in enumerate(check_list(self.drop_packets, "drop_packets"))
+            )
+            dup = sorted({v for v in indices if indices.count(v) > 1})
+            if dup:
+                raise ScenarioError(
+                    "drop_packets",
+                    self.drop_packets,
+                    "drop_packets indices must be unique",
+                    f"repeated: {', '.join(map(str, dup))}",
+                )
+            if self.limit_size[1] != "p":
+                raise ScenarioError(
+                    "drop_packets",
+                    self.drop_packets,
+                    "drop_packets needs a limit in packets",
+                    f"limit = {self.limit!r}",
+                )
+            set_attr(self, "drop_packets", indices)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = super().to_dict()
+        if d["drop_packets"] is None:
+            del d["drop_packets"]
+        return d
 
     @property
     def ecn(self) -> bool:  # type: ignore[override]

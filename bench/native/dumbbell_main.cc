@@ -11,10 +11,17 @@
 // Prints one JSON object on stdout: Run() CPU seconds (Experiment::CpuSeconds), events,
 // setup wall seconds, peak RSS, and checksums (probe-queue counters summed over probes,
 // per-flow bytes_received summed and index-weighted).
-// aqmlab's tcp_socket.h uses ns3::StringValue without including ns3/string.h; under cppyy
-// the core module is always parsed first, so include it first here too.
+// The module headers aqmlab/ns3/loader.py parses before cppyy sees aqmlab.h, in the same
+// order: aqmlab's headers rely on them (e.g. tcp_socket.h uses ns3::StringValue without
+// including ns3/string.h, droplist_queue_disc.h uses DropTailQueue without
+// ns3/drop-tail-queue.h), which goes unnoticed under cppyy.
 #include "ns3/core-module.h"
-// (keep this order)
+#include "ns3/network-module.h"
+#include "ns3/internet-module.h"
+#include "ns3/point-to-point-module.h"
+#include "ns3/traffic-control-module.h"
+#include "ns3/applications-module.h"
+// (keep this order: aqmlab.h last)
 #include "aqmlab.h"
 
 #include <chrono>

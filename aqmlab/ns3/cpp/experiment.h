@@ -7,6 +7,7 @@
 // from a C++ main().
 #pragma once
 #include "apps.h"
+#include "droplist_queue_disc.h"
 #include "flow_stats.h"
 #include "hold_queue_disc.h"
 #include "probes.h"
@@ -360,6 +361,30 @@ class Experiment
             Ptr<HoldQueueDisc> h = CreateObject<HoldQueueDisc>();
             h->Configure(&m_flowInfo, PORT_BASE, 1000 + m_holdStreams++);
             qd = h;
+        }
+        else if (q.type == "aqmlab::DropListQueueDisc")
+        {
+            // Attributes: "Limit" packets, "Drops" comma-separated data-packet numbers.
+            uint32_t limit = 1000;
+            std::vector<uint64_t> drops;
+            for (const auto& [name, value] : q.attributes)
+            {
+                if (name == "Limit")
+                {
+                    limit = static_cast<uint32_t>(std::stoul(value));
+                }
+                else if (name == "Drops")
+                {
+                    drops = DropListQueueDisc::ParseList(value);
+                }
+                else
+                {
+                    throw std::invalid_argument("DropListQueueDisc has no attribute " + name);
+                }
+            }
+            Ptr<DropListQueueDisc> dl = CreateObject<DropListQueueDisc>();
+            dl->Configure(limit, drops);
+            qd = dl;
         }
         else
         {

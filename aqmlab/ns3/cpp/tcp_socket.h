@@ -12,6 +12,8 @@
 
 #include "ns3/internet-module.h"
 
+#include <algorithm>
+
 namespace aqmlab
 {
 using namespace ns3;
@@ -90,6 +92,14 @@ class AqmTcpSocket : public TcpSocketBase
     //     recovery point. A later hole then needs three new dupacks (DupAck may re-enter
     //     recovery because m_recoverActive is false: ns-2 Reno's allow_fast_retransmit
     //     after a dupack action), or ends in a retransmission timeout.
+    //  3. Halving (ProcessAck, ReTxTimeout): ns-3 sets ssthresh = BytesInFlight/2, ns-2
+    //     Reno ssthresh = min(cwnd, rwnd)/2 in whole segments (slowdown(), window()/2,
+    //     at least 2). Both agree on a first loss, when the flight is one cwnd. Right after
+    //     a Reno exit, however, the flight still holds the whole old window plus what the
+    //     inflated window sent, so ns-3's second fast retransmit "halved" cwnd from 15 to
+    //     20.5 segments (measured) and a following timeout likewise left ssthresh far
+    //     above cwnd/2. In Reno mode ssthresh is recomputed the ns-2 way from the cwnd
+    //     before the event (classic recovery is re-entered with it).
     // After a timeout the RFC 6582 / ns-2 bugfix_ rule in ReTxTimeout applies to Reno too.
     void ReceivedAck(Ptr<Packet> packet, const TcpHeader& tcpHeader) override
     {
@@ -108,8 +118,9 @@ class AqmTcpSocket : public TcpSocketBase
                     bool receivedData) override
     {
         const auto before = m_tcb->m_congState.Get();
-        if (m_reno && !m_sackEnabled && before == TcpSocketState::CA_RECOVERY &&
-            ack > oldHead && ack < m_recover)
+        const uint32_t cwndBefore = m_tcb->m_cWnd.Get();
+        const bool reno = m_reno && !m_sackEnabled;
+        if (reno && before == TcpSocketState::CA_RECOVERY && ack > oldHead && ack < m_recover)
         {
             // Reno: any new ACK ends fast recovery (see "Reno" above, point 2).
             m_recover = ack;
@@ -118,6 +129,22 @@ class AqmTcpSocket : public TcpSocketBase
         // CWR is entered in ReceivedAck before ProcessAck runs: compare with the state
         // seen at the end of the previous ACK, not with `before`.
         const auto after = m_tcb->m_congState.Get();
+        if (reno && before != TcpSocketState::CA_RECOVERY &&
+            after == TcpSocketState::CA_RECOVERY)
+        {
+            // This ACK was the fast retransmit: halve the ns-2 way (point 3). The packets
+            // go out after ProcessAck (SendPendingData), so they see the corrected cwnd.
+            // Classic recovery (stateless) is re-entered to set cwnd = ssthresh; PRR
+            // (stateful, already counted the retransmission) takes the new ssthresh as
+            // its target from the next ACK on.
+            m_tcb->m_ssThresh = RenoHalfWindow(cwndBefore);
+            if (!m_congestionControl->HasCongControl() &&
+                DynamicCast<TcpClassicRecovery>(m_recoveryOps))
+            {
+                m_recoveryOps->EnterRecovery(m_tcb, m_dupAckCount, UnAckDataCount(),
+                                             currentDelivered);
+            }
+        }
         const auto prev = m_prevState;
         m_prevState = after;
         if (m_stats && after != prev)
@@ -141,7 +168,18 @@ class AqmTcpSocket : public TcpSocketBase
         {
             m_stats->timeouts += 1;
         }
+        // The base class recomputes ssthresh on a data timeout unless this is a repeated
+        // timeout of an already retransmitted head; Reno redoes that halving (point 3).
+        const bool halves = m_tcb->m_congState != TcpSocketState::CA_LOSS ||
+                            !m_txBuffer->IsHeadRetransmitted();
+        const uint32_t cwndBefore = m_tcb->m_cWnd.Get();
+        const uint32_t retriesBefore = m_dataRetrCount;
         TcpSocketBase::ReTxTimeout();
+        if (m_reno && !m_sackEnabled && halves && m_dataRetrCount < retriesBefore &&
+            m_tcb->m_congState == TcpSocketState::CA_LOSS)
+        {
+            m_tcb->m_ssThresh = RenoHalfWindow(cwndBefore);
+        }
         if (!m_sackEnabled && m_recoverActive && m_tcb->m_congState == TcpSocketState::CA_LOSS)
         {
             // RFC 6582 s3.2 / ns-2 bugfix_: after a timeout, duplicate ACKs may start a fast
@@ -169,6 +207,14 @@ class AqmTcpSocket : public TcpSocketBase
     }
 
   private:
+    /// ns-2 slowdown(CLOSE_SSTHRESH_HALF): half of min(cwnd, rwnd) in whole segments, >= 2.
+    uint32_t RenoHalfWindow(uint32_t cwnd) const
+    {
+        const uint32_t mss = m_tcb->m_segmentSize;
+        const uint32_t win = std::min(cwnd, m_rWnd.Get()) / mss;
+        return std::max<uint32_t>(2, win / 2) * mss;
+    }
+
     bool m_reno{false};
     TcpSocketState::TcpCongState_t m_prevState{TcpSocketState::CA_OPEN};
     FlowStats* m_stats{nullptr};
