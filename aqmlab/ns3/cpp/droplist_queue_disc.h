@@ -14,6 +14,7 @@
 // NO_LIMITS; the limit is checked here, before the internal queue (whose own MaxSize is
 // the same limit, so it never drops).
 #pragma once
+#include "ns3/drop-tail-queue.h"
 #include "ns3/internet-module.h"
 #include "ns3/traffic-control-module.h"
 

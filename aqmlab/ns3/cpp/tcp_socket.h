@@ -68,7 +68,7 @@ class AqmTcpSocket : public TcpSocketBase
     // of ns-2's window inflation. These marks are guesses: the dupacks of one loss mark
     // the segments right after the hole, including a second hole of the same window.
     //
-    // Two overrides give ns-2 Reno on top of that machinery:
+    // Three changes give ns-2 Reno on top of that machinery:
     //  1. ReceivedAck: on every new cumulative ACK, forget the emulated SACK marks BEFORE
     //     the base class discards the acknowledged data. Otherwise, when such an ACK stops
     //     at a segment that a dupack had marked "sacked" (the next hole of the window),
@@ -97,9 +97,9 @@ class AqmTcpSocket : public TcpSocketBase
     //     at least 2). Both agree on a first loss, when the flight is one cwnd. Right after
     //     a Reno exit, however, the flight still holds the whole old window plus what the
     //     inflated window sent, so ns-3's second fast retransmit "halved" cwnd from 15 to
-    //     20.5 segments (measured) and a following timeout likewise left ssthresh far
-    //     above cwnd/2. In Reno mode ssthresh is recomputed the ns-2 way from the cwnd
-    //     before the event (classic recovery is re-entered with it).
+    //     20.5 segments, and a timeout after an exit set ssthresh to 8.5-9 segments with
+    //     cwnd 10 (ns-2: 5) (both measured). In Reno mode ssthresh is recomputed the ns-2
+    //     way from the cwnd before the event (classic recovery is re-entered with it).
     // After a timeout the RFC 6582 / ns-2 bugfix_ rule in ReTxTimeout applies to Reno too.
     void ReceivedAck(Ptr<Packet> packet, const TcpHeader& tcpHeader) override
     {
