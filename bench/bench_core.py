@@ -1,23 +1,28 @@
 """Core performance benchmarks of aqmlab (not tests: they print ratios measured side by side).
 
-Run: ``.venv/bin/python bench/bench_core.py [--quick] [--rounds N]``. Prints a table and
-writes ``bench/results/core.json``.
+Run: ``.venv/bin/python bench/bench_core.py [--quick] [--rounds N] [--only a|b]``. Prints a
+table and writes ``bench/results/core.json`` (and the replay scripts ``bench/results/*.txt``).
+
+A warm-up runs first: 2 s of simulated time through each path, untimed. It pays for the
+ns-3 import, the JIT of aqmlab's C++ and the first-``Run`` lazy JIT.
 
 a. **aqmlab vs native.** One RED dumbbell (10+10 hosts, 100 bulk NewReno flows) simulated
    (i) through aqmlab in this process (``aqmlab.run.worker.simulate_results``) and (ii) by
-   ``bench/native/dumbbell_main``, a g++-compiled program that replays the exact
+   ``bench/native/build/dumbbell_main``, a g++-compiled program that replays the exact
    ``aqmlab::Experiment`` calls aqmlab makes (recorded by ``bench/record.py``). The two
-   alternate for ``--rounds`` rounds after one short untimed warm-up each; the ratio of
-   median ``Simulator::Run`` CPU seconds is reported, and event counts and checksums must
-   be identical.
-b. **Flow and host scaling.** Events per CPU-second of ``Simulator::Run`` (through aqmlab,
-   in this process) for 100 and 1000 flows on 10 host pairs, and 1000 flows on 100 and
-   1000 host pairs (router fan-out), configurations alternating round by round.
+   alternate (ABBA) for ``--rounds`` rounds. Reported: the ratio of the median
+   ``Simulator::Run`` CPU seconds, of the fastest runs, and the median per-round ratio.
+   Event counts and checksums must be identical.
+b. **Flow and host scaling.** Events per CPU-second of ``Simulator::Run`` through aqmlab
+   for 100 and 1000 flows on 10 host pairs, and 1000 flows on 100 and 1000 host pairs
+   (router fan-out). Configurations alternate round by round; each one also runs natively
+   once, as a cross-check and for the simulation's own peak RSS.
 
 CPU seconds are process CPU time around ``Simulator::Run()`` only (the machine is shared
 and wall clock is noisy). Peak RSS: ``getrusage`` for this process as a whole, plus the
 per-run high-water mark (``VmHWM``, reset before each run through
-``/proc/self/clear_refs``), which includes the ~0.3-0.6 GB of ns-3 headers and JIT state.
+``/proc/self/clear_refs``), which includes the ~0.45 GB of ns-3 headers and JIT state.
+The exit status is 1 if any pair of runs was not identical.
 """
 
 from __future__ import annotations
@@ -96,14 +101,14 @@ def run_aqmlab(scenario: Scenario) -> dict[str, Any]:
     """Simulate ``scenario`` in this process through aqmlab; timings and checksums."""
     from aqmlab.run.worker import simulate_results
 
+    if scenario.run.warmup_s > 0:
+        raise ValueError("checksums assume no warm-up (tables hold measured-interval counts)")
     rss0 = _proc_status_kb("VmRSS") / 1024.0
     reset = _reset_peak_rss()
     t0 = time.perf_counter()
     res = simulate_results(scenario)
     wall = time.perf_counter() - t0
     meta, queues = res.meta, res.queues
-    if scenario.run.warmup_s > 0:
-        raise ValueError("checksums assume no warm-up (tables hold measured-interval counts)")
     rx = res.flows["total_bytes_delivered"].to_numpy()
     return {
         "run_cpu_s": float(meta["run_cpu_s"]),
@@ -192,6 +197,9 @@ def bench_vs_native(rounds: int, duration_s: float, scripts: Path) -> dict[str, 
         "ratio_aqmlab_over_native": med["aqmlab"] / med["native"],
         "min_run_cpu_s": low,
         "ratio_of_minima": low["aqmlab"] / low["native"],
+        "median_paired_ratio": statistics.median(
+            x["run_cpu_s"] / y["run_cpu_s"] for x, y in zip(runs["aqmlab"], runs["native"],
+                                                            strict=True)),
         "identical": not bad,
         "mismatches": sorted(set(bad)),
     }
@@ -207,7 +215,6 @@ def bench_scaling(rounds: int, duration_s: float, big_fanout: bool,
     configs = [(100, 10), (1000, 10), (1000, 100)] + ([(1000, 1000)] if big_fanout else [])
     runs: dict[str, list[dict[str, Any]]] = {f"{f}f/{h}h": [] for f, h in configs}
     native: dict[str, dict[str, Any]] = {}
-    bad: list[str] = []
     for r in range(rounds):
         for flows, hosts in configs if r % 2 == 0 else configs[::-1]:
             key, scenario = f"{flows}f/{hosts}h", dumbbell(flows, hosts, duration_s)
@@ -222,10 +229,11 @@ def bench_scaling(rounds: int, duration_s: float, big_fanout: bool,
                 script = write_script(scenario, scripts / f"scaling_{flows}f_{hosts}h.txt")
                 nat = native[key] = run_native(script)
                 nat["events_per_cpu_s"] = nat["events"] / nat["run_cpu_s"]
-                bad += [f"{key} {m}" for m in _mismatches(res, nat)]
                 print(f"          native: {nat['events_per_cpu_s'] / 1e3:6.1f} k events/CPU-s "
                       f"(Run {nat['run_cpu_s']:.2f} CPU-s, peak RSS "
                       f"{nat['peak_rss_mb']:.0f} MB)", flush=True)
+    bad = sorted({f"{k} {m}" for k, v in runs.items() for x in v
+                  for m in _mismatches(x, native[k])})
     rate = {k: _median(v, "events_per_cpu_s") for k, v in runs.items()}
     best = {k: max(r["events_per_cpu_s"] for r in v) for k, v in runs.items()}
     return {
@@ -236,6 +244,9 @@ def bench_scaling(rounds: int, duration_s: float, big_fanout: bool,
         "ratio_1000f_over_100f": rate["1000f/10h"] / rate["100f/10h"],
         "best_events_per_cpu_s": best,
         "ratio_1000f_over_100f_best": best["1000f/10h"] / best["100f/10h"],
+        "median_paired_ratio_1000f_over_100f": statistics.median(
+            x["events_per_cpu_s"] / y["events_per_cpu_s"]
+            for x, y in zip(runs["1000f/10h"], runs["100f/10h"], strict=True)),
         "identical": not bad,
         "mismatches": bad,
     }
@@ -278,6 +289,8 @@ def _print_a(a: dict[str, Any]) -> None:
     lo = a["min_run_cpu_s"]
     print(f"| a. Run CPU-s, fastest run | {lo['aqmlab']:.2f} | {lo['native']:.2f} | "
           f"{a['ratio_of_minima']:.3f} |")
+    print(f"| a. Run CPU-s, median of the per-round ratios | | | "
+          f"{a['median_paired_ratio']:.3f} |")
     print(f"| a. wall s per run, median | {mw['aqmlab']:.2f} | {mw['native']:.2f} | "
           f"{mw['aqmlab'] / mw['native']:.3f} |")
     pk = a["runs"]["aqmlab"][-1]["peak_rss_mb"], a["runs"]["native"][-1]["peak_rss_mb"]
@@ -300,7 +313,8 @@ def _print_b(b: dict[str, Any]) -> None:
               f"{_median(runs, 'setup_wall_s'):.2f} |")
     print(f"\nb. events/CPU-s, 1000 flows / 100 flows (10 host pairs): "
           f"**{b['ratio_1000f_over_100f']:.3f}** (goal >= 0.7; fastest runs: "
-          f"{b['ratio_1000f_over_100f_best']:.3f}); native and aqmlab events and "
+          f"{b['ratio_1000f_over_100f_best']:.3f}; median of per-round ratios: "
+          f"{b['median_paired_ratio_1000f_over_100f']:.3f}); native and aqmlab events and "
           f"checksums identical: {'yes' if b['identical'] else 'NO: ' + '; '.join(b['mismatches'])}")
 
 

@@ -10,6 +10,7 @@
 #pragma once
 #include "flow_stats.h"
 
+#include "ns3/drop-tail-queue.h"
 #include "ns3/internet-module.h"
 #include "ns3/traffic-control-module.h"
 

@@ -11,6 +11,7 @@
 #include "flow_stats.h"
 
 #include "ns3/internet-module.h"
+#include "ns3/string.h"
 
 #include <algorithm>
 
