@@ -10,6 +10,8 @@
 #include "ns3/applications-module.h"
 
 #include <functional>
+#include <unordered_map>
+#include <vector>
 
 namespace aqmlab
 {
@@ -25,8 +27,11 @@ class Sender : public Application
         return tid;
     }
 
-    void Setup(const TcpProfile* profile, Address peer, double maxBytes, FlowStats* stats)
+    /// `localPort` identifies the flow to receivers and probes (PORT_BASE + flow index).
+    void Setup(const TcpProfile* profile, Address peer, uint16_t localPort, double maxBytes,
+               FlowStats* stats)
     {
+        m_localPort = localPort;
         m_profile = profile;
         m_peer = peer;
         m_maxBytes = maxBytes;
@@ -42,7 +47,7 @@ class Sender : public Application
         UintegerValue mss;
         m_socket->GetAttribute("SegmentSize", mss);
         m_chunk = static_cast<uint32_t>(mss.Get()) * 8;
-        m_socket->Bind();
+        m_socket->Bind(InetSocketAddress(Ipv4Address::GetAny(), m_localPort));
         m_socket->Connect(m_peer);
         m_socket->SetConnectCallback(MakeCallback(&Sender::Connected, this),
                                      MakeNullCallback<void, Ptr<Socket>>());
@@ -105,6 +110,7 @@ class Sender : public Application
     }
 
     const TcpProfile* m_profile{nullptr};
+    uint16_t m_localPort{0};
     Address m_peer;
     double m_maxBytes{0};
     double m_sent{0};
@@ -115,6 +121,9 @@ class Sender : public Application
     Ptr<AqmTcpSocket> m_socket;
 };
 
+/// One listening socket per (host, TCP profile); accepted connections are told apart by
+/// the sender's port (PORT_BASE + flow index). Few sockets per host keeps ns-3's linear
+/// endpoint demultiplexing cheap when there are many flows per host.
 class Receiver : public Application
 {
   public:
@@ -125,16 +134,18 @@ class Receiver : public Application
         return tid;
     }
 
-    /// `onComplete` is called once when `info->target` bytes have arrived (target > 0).
+    /// `onComplete(flow)` is called once when a flow's `target` bytes have arrived.
     void Setup(const TcpProfile* profile,
-               uint16_t port,
-               FlowInfo* info,
-               FlowStats* stats,
-               std::function<void()> onComplete)
+               uint16_t listenPort,
+               uint16_t portBase,
+               std::vector<FlowInfo>* flows,
+               std::vector<FlowStats>* stats,
+               std::function<void(uint32_t)> onComplete)
     {
         m_profile = profile;
-        m_port = port;
-        m_info = info;
+        m_port = listenPort;
+        m_portBase = portBase;
+        m_flows = flows;
         m_stats = stats;
         m_onComplete = std::move(onComplete);
     }
@@ -160,12 +171,18 @@ class Receiver : public Application
         Application::DoDispose();
     }
 
-    void Accept(Ptr<Socket> s, const Address&)
+    void Accept(Ptr<Socket> s, const Address& from)
     {
+        const uint32_t port = InetSocketAddress::ConvertFrom(from).GetPort();
+        if (port < m_portBase || port - m_portBase >= m_flows->size())
+        {
+            return; // not one of ours: ignore its data
+        }
+        m_conns[PeekPointer(s)] = port - m_portBase;
         s->SetRecvCallback(MakeCallback(&Receiver::Read, this));
         s->SetCloseCallbacks(MakeCallback(&Receiver::PeerClose, this),
                              MakeCallback(&Receiver::PeerClose, this));
-        m_conns.push_back(s);
+        m_keep.push_back(s);
     }
 
     void PeerClose(Ptr<Socket> s)
@@ -175,6 +192,14 @@ class Receiver : public Application
 
     void Read(Ptr<Socket> s)
     {
+        const auto it = m_conns.find(PeekPointer(s));
+        if (it == m_conns.end())
+        {
+            return;
+        }
+        const uint32_t flow = it->second;
+        FlowInfo& info = (*m_flows)[flow];
+        FlowStats& st = (*m_stats)[flow];
         Ptr<Packet> p;
         const double now = Simulator::Now().GetSeconds();
         while ((p = s->Recv()))
@@ -184,18 +209,17 @@ class Receiver : public Application
             {
                 break;
             }
-            if (m_info->firstRx < 0)
+            if (info.firstRx < 0)
             {
-                m_info->firstRx = now;
+                info.firstRx = now;
             }
-            m_stats->bytesReceived += n;
-            if (m_info->target > 0 && m_info->completion < 0 &&
-                m_stats->bytesReceived >= m_info->target)
+            st.bytesReceived += n;
+            if (info.target > 0 && info.completion < 0 && st.bytesReceived >= info.target)
             {
-                m_info->completion = now;
+                info.completion = now;
                 if (m_onComplete)
                 {
-                    m_onComplete();
+                    m_onComplete(flow);
                 }
             }
         }
@@ -203,11 +227,13 @@ class Receiver : public Application
 
     const TcpProfile* m_profile{nullptr};
     uint16_t m_port{0};
-    FlowInfo* m_info{nullptr};
-    FlowStats* m_stats{nullptr};
-    std::function<void()> m_onComplete;
+    uint16_t m_portBase{0};
+    std::vector<FlowInfo>* m_flows{nullptr};
+    std::vector<FlowStats>* m_stats{nullptr};
+    std::function<void(uint32_t)> m_onComplete;
     Ptr<AqmTcpSocket> m_listen;
-    std::vector<Ptr<Socket>> m_conns;
+    std::unordered_map<Socket*, uint32_t> m_conns;
+    std::vector<Ptr<Socket>> m_keep;
 };
 
 } // namespace aqmlab

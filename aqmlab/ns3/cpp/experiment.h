@@ -21,6 +21,7 @@
 #include "ns3/traffic-control-module.h"
 
 #include <ctime>
+#include <map>
 #include <memory>
 #include <stdexcept>
 
@@ -28,8 +29,10 @@ namespace aqmlab
 {
 using namespace ns3;
 
-constexpr int AQMLAB_CPP_VERSION = 1;
+constexpr int AQMLAB_CPP_VERSION = 2;
+/// Flow i's sender binds port PORT_BASE + i; receivers listen on LISTEN_PORT_BASE + profile.
 constexpr uint16_t PORT_BASE = 10000;
+constexpr uint16_t LISTEN_PORT_BASE = 5000;
 
 /// Reset every piece of ns-3 global state so that runs in one process are independent.
 inline void
@@ -207,19 +210,27 @@ class Experiment
         }
 
         m_finite = 0;
+        std::map<std::pair<uint32_t, uint32_t>, uint16_t> listeners; // (node, profile) -> port
         for (size_t i = 0; i < m_flowInfo.size(); ++i)
         {
             FlowInfo& f = m_flowInfo[i];
-            const uint16_t port = PORT_BASE + i;
             const TcpProfile* prof = m_profiles.at(f.profile).get();
-            Ptr<Receiver> rx = CreateObject<Receiver>();
-            rx->Setup(prof, port, &f, &m_stats[i], [this]() { OnFlowComplete(); });
-            m_nodes.Get(f.dst)->AddApplication(rx);
-            rx->SetStartTime(Seconds(0));
+            const auto lkey = std::make_pair(f.dst, f.profile);
+            if (!listeners.count(lkey))
+            {
+                const uint16_t lport = LISTEN_PORT_BASE + f.profile;
+                Ptr<Receiver> rx = CreateObject<Receiver>();
+                rx->Setup(prof, lport, PORT_BASE, &m_flowInfo, &m_stats,
+                          [this](uint32_t) { OnFlowComplete(); });
+                m_nodes.Get(f.dst)->AddApplication(rx);
+                rx->SetStartTime(Seconds(0));
+                listeners[lkey] = lport;
+            }
             Ptr<Sender> tx = CreateObject<Sender>();
             const Ipv4Address dstAddr =
                 m_nodes.Get(f.dst)->GetObject<Ipv4>()->GetAddress(1, 0).GetLocal();
-            tx->Setup(prof, InetSocketAddress(dstAddr, port).ConvertTo(), f.target, &m_stats[i]);
+            tx->Setup(prof, InetSocketAddress(dstAddr, listeners[lkey]).ConvertTo(),
+                      PORT_BASE + i, f.target, &m_stats[i]);
             m_nodes.Get(f.src)->AddApplication(tx);
             tx->SetStartTime(Seconds(f.start));
             if (f.target > 0)

@@ -41,7 +41,7 @@ class HoldQueueDisc : public QueueDisc
         m_rng = CreateObject<UniformRandomVariable>();
     }
 
-    /// Flows are recognised by destination port `portBase + flow index`.
+    /// Flows are recognised by their sender's port `portBase + flow index`.
     void Configure(const std::vector<FlowInfo>* flows, uint16_t portBase, int64_t stream)
     {
         m_flows = flows;
@@ -67,7 +67,7 @@ class HoldQueueDisc : public QueueDisc
         {
             return 0;
         }
-        const uint32_t port = tcp.GetDestinationPort();
+        const uint32_t port = tcp.GetSourcePort();
         if (port < m_portBase || port - m_portBase >= m_flows->size())
         {
             return 0;
