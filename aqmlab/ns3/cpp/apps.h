@@ -4,6 +4,7 @@
 // from a TcpProfile and it counts into the flow's FlowStats. Receiver: like PacketSink,
 // one listening port per flow, stamps first-byte and completion times.
 #pragma once
+#include "flow_registry.h"
 #include "flow_stats.h"
 #include "tcp_socket.h"
 
@@ -122,7 +123,7 @@ class Sender : public Application
 };
 
 /// One listening socket per (host, TCP profile); accepted connections are told apart by
-/// the sender's port (PORT_BASE + flow index). Few sockets per host keeps ns-3's linear
+/// the sender's address and port (FlowRegistry). Few sockets per host keeps ns-3's linear
 /// endpoint demultiplexing cheap when there are many flows per host.
 class Receiver : public Application
 {
@@ -137,14 +138,14 @@ class Receiver : public Application
     /// `onComplete(flow)` is called once when a flow's `target` bytes have arrived.
     void Setup(const TcpProfile* profile,
                uint16_t listenPort,
-               uint16_t portBase,
+               const FlowRegistry* registry,
                std::vector<FlowInfo>* flows,
                std::vector<FlowStats>* stats,
                std::function<void(uint32_t)> onComplete)
     {
         m_profile = profile;
         m_port = listenPort;
-        m_portBase = portBase;
+        m_registry = registry;
         m_flows = flows;
         m_stats = stats;
         m_onComplete = std::move(onComplete);
@@ -173,12 +174,13 @@ class Receiver : public Application
 
     void Accept(Ptr<Socket> s, const Address& from)
     {
-        const uint32_t port = InetSocketAddress::ConvertFrom(from).GetPort();
-        if (port < m_portBase || port - m_portBase >= m_flows->size())
+        const InetSocketAddress peer = InetSocketAddress::ConvertFrom(from);
+        const int64_t f = m_registry->Lookup(peer.GetIpv4(), peer.GetPort(), Ipv4Address(), 0);
+        if (f < 0)
         {
             return; // not one of ours: ignore its data
         }
-        m_conns[PeekPointer(s)] = port - m_portBase;
+        m_conns[PeekPointer(s)] = uint32_t(f);
         s->SetRecvCallback(MakeCallback(&Receiver::Read, this));
         s->SetCloseCallbacks(MakeCallback(&Receiver::PeerClose, this),
                              MakeCallback(&Receiver::PeerClose, this));
@@ -227,7 +229,7 @@ class Receiver : public Application
 
     const TcpProfile* m_profile{nullptr};
     uint16_t m_port{0};
-    uint16_t m_portBase{0};
+    const FlowRegistry* m_registry{nullptr};
     std::vector<FlowInfo>* m_flows{nullptr};
     std::vector<FlowStats>* m_stats{nullptr};
     std::function<void(uint32_t)> m_onComplete;

@@ -7,6 +7,9 @@
 // from a C++ main().
 #pragma once
 #include "apps.h"
+#include "flow_delay_channel.h"
+#include "flow_registry.h"
+#include "web.h"
 #include "droplist_queue_disc.h"
 #include "flow_stats.h"
 #include "hold_queue_disc.h"
@@ -21,7 +24,9 @@
 #include "ns3/traffic-control-module.h"
 
 #include <ctime>
+#include <algorithm>
 #include <map>
+#include <tuple>
 #include <memory>
 #include <stdexcept>
 
@@ -29,10 +34,12 @@ namespace aqmlab
 {
 using namespace ns3;
 
-constexpr int AQMLAB_CPP_VERSION = 2;
+constexpr int AQMLAB_CPP_VERSION = 3;
 /// Flow i's sender binds port PORT_BASE + i; receivers listen on LISTEN_PORT_BASE + profile.
 constexpr uint16_t PORT_BASE = 10000;
 constexpr uint16_t LISTEN_PORT_BASE = 5000;
+/// Web servers listen on WEB_PORT_BASE + profile; web clients take ports from 20000 up.
+constexpr uint16_t WEB_PORT_BASE = 8000;
 
 /// Reset every piece of ns-3 global state so that runs in one process are independent.
 inline void
@@ -64,6 +71,7 @@ struct LinkRec
     NetDeviceContainer devs;
     QueueSpec q[2]; // q[0]: a -> b (on a's device), q[1]: b -> a
     bool probeLink[2] = {false, false};
+    bool flowDelay = false; // a FlowDelayChannel: per-flow extra delay (DelayBox)
 };
 
 class Experiment
@@ -143,6 +151,41 @@ class Experiment
         return m_flowInfo.size() - 1;
     }
 
+    /// Web request/response connections: `n` entries in each array. `server` sends the
+    /// response (`response` bytes) after reading `request` bytes from `client`, which opens
+    /// the connection at `start`; `delay` is the connection's extra one-way delay.
+    void AddWebFlows(size_t n, const double* server, const double* client, const double* profile,
+                     const double* start, const double* request, const double* response,
+                     const double* delay)
+    {
+        m_flowInfo.reserve(m_flowInfo.size() + n);
+        for (size_t i = 0; i < n; ++i)
+        {
+            FlowInfo f;
+            f.kind = 1;
+            f.src = uint32_t(server[i]);
+            f.dst = uint32_t(client[i]);
+            f.profile = uint32_t(profile[i]);
+            f.start = start[i];
+            f.request = request[i];
+            f.target = response[i];
+            f.delay = delay[i];
+            m_flowInfo.push_back(f);
+        }
+    }
+
+    /// Give link `link` a FlowDelayChannel (per-connection delay, both directions).
+    void SetFlowDelay(uint32_t link)
+    {
+        m_links.at(link).flowDelay = true;
+    }
+
+    /// Stop once `n` web responses that started after the warm-up have completed (0: never).
+    void SetStopAfter(uint64_t n)
+    {
+        m_stopAfter = n;
+    }
+
     void SetRunControl(double duration, double warmup, double sampleInterval, bool stopWhenDone)
     {
         m_duration = duration;
@@ -155,9 +198,14 @@ class Experiment
     void Build()
     {
         m_stats.assign(m_flowInfo.size(), FlowStats());
-        if (m_flowInfo.size() + PORT_BASE > 65000)
+        size_t nBulk = 0;
+        for (const auto& f : m_flowInfo)
         {
-            throw std::runtime_error("too many flows for one run (max 55000)");
+            nBulk += f.kind == 0;
+        }
+        if (nBulk + PORT_BASE > 20000)
+        {
+            throw std::runtime_error("too many bulk flows for one run (max 10000)");
         }
         InternetStackHelper stack;
         stack.Install(m_nodes);
@@ -170,7 +218,8 @@ class Experiment
             LinkRec& l = m_links[i];
             p2p.SetDeviceAttribute("DataRate", StringValue(l.rate));
             p2p.SetChannelAttribute("Delay", StringValue(l.delay));
-            l.devs = p2p.Install(m_nodes.Get(l.a), m_nodes.Get(l.b));
+            l.devs = l.flowDelay ? InstallDelayLink(l) : p2p.Install(m_nodes.Get(l.a),
+                                                                      m_nodes.Get(l.b));
             for (int d = 0; d < 2; ++d)
             {
                 InstallQueue(l, d);
@@ -203,7 +252,7 @@ class Experiment
                 throw std::runtime_error("probed queue " + l.q[d].name + " has no queue disc");
             }
             m_queueProbes.push_back(std::make_unique<QueueProbe>(
-                qd, devq, &m_stats, PORT_BASE, l.q[d].redWq, l.q[d].redPtc));
+                qd, devq, &m_stats, &m_registry, l.q[d].redWq, l.q[d].redPtc));
             m_linkProbes.push_back(std::make_unique<LinkProbe>(dev));
             m_probeNames.push_back(l.q[d].name);
             m_probeRates.push_back(DataRate(l.rate).GetBitRate());
@@ -211,26 +260,42 @@ class Experiment
 
         m_finite = 0;
         std::map<std::pair<uint32_t, uint32_t>, uint16_t> listeners; // (node, profile) -> port
+        std::map<std::tuple<uint32_t, uint32_t, uint32_t>, std::vector<uint32_t>> clients;
+        uint16_t bulkPort = PORT_BASE;
         for (size_t i = 0; i < m_flowInfo.size(); ++i)
         {
             FlowInfo& f = m_flowInfo[i];
             const TcpProfile* prof = m_profiles.at(f.profile).get();
-            const auto lkey = std::make_pair(f.dst, f.profile);
+            const auto lkey = std::make_pair(f.kind ? f.src : f.dst, f.profile);
+            if (f.kind == 1)
+            {
+                clients[{f.dst, f.src, f.profile}].push_back(i);
+                if (!listeners.count(lkey))
+                {
+                    const uint16_t lport = WEB_PORT_BASE + f.profile;
+                    Ptr<WebServer> srv = CreateObject<WebServer>();
+                    srv->Setup(prof, lport, &m_registry, &m_flowInfo, &m_stats);
+                    m_nodes.Get(f.src)->AddApplication(srv);
+                    srv->SetStartTime(Seconds(0));
+                    listeners[lkey] = lport;
+                }
+                continue;
+            }
             if (!listeners.count(lkey))
             {
                 const uint16_t lport = LISTEN_PORT_BASE + f.profile;
                 Ptr<Receiver> rx = CreateObject<Receiver>();
-                rx->Setup(prof, lport, PORT_BASE, &m_flowInfo, &m_stats,
+                rx->Setup(prof, lport, &m_registry, &m_flowInfo, &m_stats,
                           [this](uint32_t) { OnFlowComplete(); });
                 m_nodes.Get(f.dst)->AddApplication(rx);
                 rx->SetStartTime(Seconds(0));
                 listeners[lkey] = lport;
             }
             Ptr<Sender> tx = CreateObject<Sender>();
-            const Ipv4Address dstAddr =
-                m_nodes.Get(f.dst)->GetObject<Ipv4>()->GetAddress(1, 0).GetLocal();
-            tx->Setup(prof, InetSocketAddress(dstAddr, listeners[lkey]).ConvertTo(),
-                      PORT_BASE + i, f.target, &m_stats[i]);
+            const uint16_t port = bulkPort++;
+            m_registry.Add(Addr(f.src), port, i);
+            tx->Setup(prof, InetSocketAddress(Addr(f.dst), listeners[lkey]).ConvertTo(), port,
+                      f.target, &m_stats[i]);
             m_nodes.Get(f.src)->AddApplication(tx);
             tx->SetStartTime(Seconds(f.start));
             if (f.target > 0)
@@ -238,7 +303,31 @@ class Experiment
                 ++m_finite;
             }
         }
+        for (auto& [key, order] : clients)
+        {
+            const auto [client, server, profile] = key;
+            std::stable_sort(order.begin(), order.end(), [this](uint32_t a, uint32_t b) {
+                return m_flowInfo[a].start < m_flowInfo[b].start;
+            });
+            auto& pool = m_ports[client];
+            Ptr<WebClient> app = CreateObject<WebClient>();
+            app->Setup(m_profiles.at(profile).get(),
+                       InetSocketAddress(Addr(server), listeners[{server, profile}]).ConvertTo(),
+                       std::move(order), &pool, &m_registry, &m_flowInfo, &m_stats,
+                       [this](uint32_t f) { OnWebComplete(f); });
+            m_nodes.Get(client)->AddApplication(app);
+            app->SetStartTime(Seconds(0));
+            m_webFlows += 1;
+        }
         m_allFinite = m_finite == m_flowInfo.size();
+        for (auto& l : m_links)
+        {
+            if (l.flowDelay)
+            {
+                DynamicCast<FlowDelayChannel>(l.devs.Get(0)->GetChannel())
+                    ->Configure(&m_registry, &m_flowInfo);
+            }
+        }
     }
 
     void Run()
@@ -300,6 +389,9 @@ class Experiment
                         : name == "start"      ? f.start
                         : name == "target"     ? f.target
                         : name == "processing" ? f.processing
+                        : name == "request"    ? f.request
+                        : name == "delay"      ? f.delay
+                        : name == "kind"       ? f.kind
                         : name == "completion" ? f.completion
                                                : f.firstRx);
         }
@@ -358,6 +450,43 @@ class Experiment
         return out;
     }
 
+    Ipv4Address Addr(uint32_t node) const
+    {
+        return m_nodes.Get(node)->GetObject<Ipv4>()->GetAddress(1, 0).GetLocal();
+    }
+
+    /// What PointToPointHelper::Install does, with a FlowDelayChannel.
+    NetDeviceContainer InstallDelayLink(const LinkRec& l)
+    {
+        Ptr<FlowDelayChannel> ch = CreateObject<FlowDelayChannel>();
+        ch->SetAttribute("Delay", StringValue(l.delay));
+        NetDeviceContainer devs;
+        for (uint32_t n : {l.a, l.b})
+        {
+            Ptr<PointToPointNetDevice> dev = CreateObject<PointToPointNetDevice>();
+            dev->SetAttribute("DataRate", StringValue(l.rate));
+            dev->SetAddress(Mac48Address::Allocate());
+            m_nodes.Get(n)->AddDevice(dev);
+            Ptr<Queue<Packet>> q = CreateObjectWithAttributes<DropTailQueue<Packet>>(
+                "MaxSize", QueueSizeValue(QueueSize("1p")));
+            dev->SetQueue(q);
+            Ptr<NetDeviceQueueInterface> ndqi = CreateObject<NetDeviceQueueInterface>();
+            ndqi->GetTxQueue(0)->ConnectQueueTraces(q);
+            dev->AggregateObject(ndqi);
+            dev->Attach(ch);
+            devs.Add(dev);
+        }
+        return devs;
+    }
+
+    void OnWebComplete(uint32_t f)
+    {
+        if (m_stopAfter > 0 && m_flowInfo[f].start >= m_warmup && ++m_webDone >= m_stopAfter)
+        {
+            Simulator::Stop();
+        }
+    }
+
     void InstallQueue(LinkRec& l, int d)
     {
         const QueueSpec& q = l.q[d];
@@ -370,7 +499,7 @@ class Experiment
         if (q.type == "aqmlab::HoldQueueDisc")
         {
             Ptr<HoldQueueDisc> h = CreateObject<HoldQueueDisc>();
-            h->Configure(&m_flowInfo, PORT_BASE, 1000 + m_holdStreams++);
+            h->Configure(&m_flowInfo, &m_registry, 1000 + m_holdStreams++);
             qd = h;
         }
         else if (q.type == "aqmlab::DropListQueueDisc")
@@ -443,6 +572,9 @@ class Experiment
     }
 
     NodeContainer m_nodes;
+    FlowRegistry m_registry;
+    std::map<uint32_t, PortPool> m_ports;
+    uint64_t m_stopAfter = 0, m_webDone = 0, m_webFlows = 0;
     std::vector<LinkRec> m_links;
     std::vector<std::unique_ptr<TcpProfile>> m_profiles;
     std::vector<FlowInfo> m_flowInfo;

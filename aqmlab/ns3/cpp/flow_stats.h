@@ -45,9 +45,12 @@ struct FlowInfo
     uint32_t src = 0;
     uint32_t dst = 0;
     uint32_t profile = 0;
+    uint32_t kind = 0;        // 0: bulk/transfer (src sends target bytes), 1: web request/response
     double start = 0;
     double target = 0;        // bytes to transfer; 0 = unlimited (bulk)
     double processing = 0;    // max random processing delay at the sender (s)
+    double request = 0;       // web: request bytes the client sends before the response
+    double delay = 0;         // extra one-way delay of this flow (FlowDelayChannel)
     double completion = -1;   // time the last byte reached the receiver application
     double firstRx = -1;      // time the first byte reached the receiver application
 };

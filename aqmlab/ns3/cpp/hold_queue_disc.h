@@ -8,6 +8,7 @@
 // packets sent while a released burst drains join it. Flows share a hold only if they use
 // the same sender host and their indices are equal modulo 255.
 #pragma once
+#include "flow_registry.h"
 #include "flow_stats.h"
 
 #include "ns3/drop-tail-queue.h"
@@ -41,11 +42,12 @@ class HoldQueueDisc : public QueueDisc
         m_rng = CreateObject<UniformRandomVariable>();
     }
 
-    /// Flows are recognised by their sender's port `portBase + flow index`.
-    void Configure(const std::vector<FlowInfo>* flows, uint16_t portBase, int64_t stream)
+    /// Flows are recognised through the registry of open connections.
+    void Configure(const std::vector<FlowInfo>* flows, const FlowRegistry* registry,
+                   int64_t stream)
     {
         m_flows = flows;
-        m_portBase = portBase;
+        m_registry = registry;
         m_rng->SetStream(stream);
     }
 
@@ -61,19 +63,14 @@ class HoldQueueDisc : public QueueDisc
     double Classify(Ptr<const QueueDiscItem> item, uint32_t& queue) const
     {
         queue = 0;
-        TcpHeader tcp;
-        Ptr<const Packet> p = item->GetPacket();
-        if (!m_flows || p->PeekHeader(tcp) == 0 || p->GetSize() <= tcp.GetSerializedSize())
+        bool data = false;
+        const int64_t f = m_flows && m_registry ? m_registry->Lookup(item, data) : -1;
+        if (f < 0 || !data)
         {
             return 0;
         }
-        const uint32_t port = tcp.GetSourcePort();
-        if (port < m_portBase || port - m_portBase >= m_flows->size())
-        {
-            return 0;
-        }
-        queue = 1 + (port - m_portBase) % (N_QUEUES - 1);
-        return (*m_flows)[port - m_portBase].processing;
+        queue = 1 + uint32_t(f) % (N_QUEUES - 1);
+        return (*m_flows)[f].processing;
     }
 
     bool DoEnqueue(Ptr<QueueDiscItem> item) override
@@ -151,7 +148,7 @@ class HoldQueueDisc : public QueueDisc
     }
 
     const std::vector<FlowInfo>* m_flows{nullptr};
-    uint16_t m_portBase{0};
+    const FlowRegistry* m_registry{nullptr};
     Ptr<UniformRandomVariable> m_rng;
     std::vector<State> m_state;
     std::deque<uint32_t> m_open;

@@ -7,6 +7,7 @@
 // LinkProbe counts bytes leaving a point-to-point device. Nothing crosses into Python
 // until the run is over.
 #pragma once
+#include "flow_registry.h"
 #include "flow_stats.h"
 
 #include "ns3/internet-module.h"
@@ -49,13 +50,13 @@ class QueueProbe
     QueueProbe(Ptr<QueueDisc> qd,
                Ptr<Queue<Packet>> devq,
                std::vector<FlowStats>* flows,
-               uint16_t portBase,
+               const FlowRegistry* registry,
                double redWq,
                double redPtc)
         : m_qd(qd),
           m_devq(devq),
           m_flows(flows),
-          m_portBase(portBase),
+          m_registry(registry),
           m_wq(redWq),
           m_ptc(redPtc)
     {
@@ -119,28 +120,10 @@ class QueueProbe
         c.maxPkts = std::max(c.maxPkts, Pkts());
     }
 
-    /// Flow index of a TCP packet by port, or -1; `data` tells data segment from pure ACK.
+    /// Flow index of a TCP packet, or -1; `data` tells data segment from pure ACK.
     int FlowOf(Ptr<const QueueDiscItem> item, bool& data) const
     {
-        TcpHeader tcp;
-        Ptr<const Packet> p = item->GetPacket();
-        if (!m_flows || p->PeekHeader(tcp) == 0)
-        {
-            return -1;
-        }
-        data = p->GetSize() > tcp.GetSerializedSize();
-        const uint32_t n = m_flows->size();
-        uint32_t port = tcp.GetDestinationPort();
-        if (port >= m_portBase && port - m_portBase < n)
-        {
-            return port - m_portBase;
-        }
-        port = tcp.GetSourcePort();
-        if (port >= m_portBase && port - m_portBase < n)
-        {
-            return port - m_portBase;
-        }
-        return -1;
+        return m_flows && m_registry ? int(m_registry->Lookup(item, data)) : -1;
     }
 
     void Arrival(Ptr<const QueueDiscItem> item, double queued)
@@ -253,7 +236,7 @@ class QueueProbe
     Ptr<QueueDisc> m_qd;
     Ptr<Queue<Packet>> m_devq;
     std::vector<FlowStats>* m_flows;
-    uint16_t m_portBase;
+    const FlowRegistry* m_registry;
     double m_wq, m_ptc;
     double m_qdPkts = 0, m_qdBytes = 0, m_devPkts = 0, m_devBytes = 0;
     double m_last = 0;
