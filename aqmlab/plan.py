@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from aqmlab.scenario import Bulk, Dumbbell, Link, ParkingLot, Scenario, Tcp
+from aqmlab.scenario import Bulk, Dumbbell, Link, PackMime, ParkingLot, Scenario, Tcp
 from aqmlab.scenario.queues import Queue
 
 
@@ -26,6 +26,7 @@ class PlanLink:
     queues: tuple[Queue | None, Queue | None]
     probes: tuple[str | None, str | None] = (None, None)
     hold: tuple[bool, bool] = (False, False)  # random processing time on this direction
+    flow_delay: bool = False  # per-connection extra delay (DelayBox) on this link
 
 
 @dataclass
@@ -43,6 +44,26 @@ class PlanFlow:
 
 
 @dataclass
+class PlanWeb:
+    """Request/response connections of one web traffic group, as arrays (one per connection):
+    the server sends ``response`` bytes after reading ``request`` bytes from the client,
+    which opens the connection at ``start_s``; ``delay_s`` is its extra one-way delay."""
+
+    group: int
+    tcp: Tcp
+    server: np.ndarray
+    client: np.ndarray
+    start_s: np.ndarray
+    request: np.ndarray
+    response: np.ndarray
+    delay_s: np.ndarray
+    base_rtt_s: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.start_s)
+
+
+@dataclass
 class Plan:
     """Everything the simulator needs, in simulator-neutral terms."""
 
@@ -50,6 +71,7 @@ class Plan:
     links: list[PlanLink] = field(default_factory=list)
     flows: list[PlanFlow] = field(default_factory=list)
     hosts: dict[str, list[int]] = field(default_factory=dict)  # role -> node indices
+    web: list[PlanWeb] = field(default_factory=list)
     _adj: dict[int, list[tuple[int, float]]] = field(default_factory=dict)
 
     def add_node(self, label: str) -> int:
@@ -141,6 +163,9 @@ def make_plan(scenario: Scenario) -> Plan:
         if group.receivers is not None:
             receivers = [receivers[i] for i in group.receivers]
         tcp = scenario.tcp.with_overrides(group.tcp) if group.tcp else scenario.tcp
+        if isinstance(group, PackMime):
+            plan.web.append(_packmime(plan, scenario, g, group, tcp, senders, receivers))
+            continue
         # Common random numbers: the draws depend only on seed, run and group index.
         rng = np.random.default_rng([run.seed, run.run, g])
         n = group.n_flows
@@ -158,3 +183,30 @@ def make_plan(scenario: Scenario) -> Plan:
         for link in plan.links:
             link.hold = (link.a in holders, link.b in holders)
     return plan
+
+
+def _packmime(plan: Plan, scenario: Scenario, g: int, group: PackMime, tcp: Tcp,
+              servers: list[int], clients: list[int]) -> PlanWeb:
+    """Draw the group's connections for the whole run (common random numbers: the draws
+    depend on seed, run and group index only), spread round-robin over clients/servers."""
+    from aqmlab.workload.calibration import rate_for_load  # noqa: PLC0415
+    from aqmlab.workload.packmime import connections  # noqa: PLC0415
+
+    run = scenario.run
+    rate = group.rate if group.rate is not None else rate_for_load(group.calibration, group.load)
+    conns = connections(rate, start_s=group.start_s, end_s=run.duration_s,
+                        seed=(run.seed, run.run, g), lrd=group.lrd)
+    n = len(conns)
+    k = np.arange(n)
+    server = np.asarray(servers, dtype=float)[k % len(servers)]
+    client = np.asarray(clients, dtype=float)[k % len(clients)]
+    rtt = conns["rtt_s"].to_numpy() if group.rtt == "packmime" else np.zeros(n)
+    prop = {(s, c): 2 * plan.path_delay(int(s), int(c)) for s in set(server) for c in set(client)}
+    base = np.array([prop[(s, c)] for s, c in zip(server, client, strict=True)]) + rtt
+    if group.rtt == "packmime":
+        for link in plan.links:
+            if link.a in clients or link.b in clients:
+                link.flow_delay = True
+    return PlanWeb(g, tcp, server, client, conns["start_s"].to_numpy(dtype=float),
+                   conns["request_bytes"].to_numpy(dtype=float),
+                   conns["response_bytes"].to_numpy(dtype=float), rtt / 2, base)

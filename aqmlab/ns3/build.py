@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from aqmlab.ns3.mapping import queue_config, tcp_config
 from aqmlab.plan import Plan
 from aqmlab.scenario import Scenario
@@ -35,8 +37,23 @@ def build(cpp: Any, scenario: Scenario, plan: Plan) -> Any:
                                                    cfg.rtt_alpha, cfg.rtt_beta, cfg.flat())
         exp.AddFlow(flow.src, flow.dst, profiles[flow.tcp], flow.start_s, flow.size_bytes,
                     flow.processing_s)
+    for web in plan.web:
+        if web.tcp not in profiles:
+            cfg = tcp_config(web.tcp)
+            profiles[web.tcp] = exp.AddTcpProfile(cfg.congestion, cfg.recovery, cfg.reno,
+                                                  cfg.rtt_alpha, cfg.rtt_beta, cfg.flat())
+        arrays = [np.ascontiguousarray(a, dtype=np.float64) for a in (
+            web.server, web.client, np.full(len(web), profiles[web.tcp], dtype=float),
+            web.start_s, web.request, web.response, web.delay_s)]
+        if len(web):
+            exp.AddWebFlows(len(web), *arrays)
+    for i, link in enumerate(plan.links):
+        if link.flow_delay:
+            exp.SetFlowDelay(i)
     run = scenario.run
     sample = run.sample_interval_s if run.sample_interval is not None else 0.0
     exp.SetRunControl(run.duration_s, run.warmup_s, sample, run.stop_when_done)
+    if run.stop_after_responses:
+        exp.SetStopAfter(run.stop_after_responses)
     exp.Build()
     return exp

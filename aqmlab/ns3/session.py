@@ -56,7 +56,8 @@ def simulate(scenario: Scenario) -> RawRun:
     for i, name in enumerate(exp.FlowColumns()):
         raw.flows[str(name)] = _arr(exp.FlowColumn(i, False))
         raw.flows_warm[str(name)] = _arr(exp.FlowColumn(i, True))
-    for name in ("src", "dst", "start", "target", "completion", "first_rx"):
+    for name in ("src", "dst", "start", "target", "completion", "first_rx", "request", "delay",
+                 "kind"):
         raw.flow_info[name] = _arr(exp.FlowInfoColumn(name))
     for i, name in enumerate(exp.QueueColumns()):
         raw.queues[str(name)] = _arr(exp.QueueColumn(i, False))

@@ -18,7 +18,7 @@ import pandas as pd
 from aqmlab.errors import StoreError
 from aqmlab.scenario import Scenario
 
-TABLES = ("flows", "queues", "links", "queue_ts", "summary")
+TABLES = ("flows", "requests", "queues", "links", "queue_ts", "summary")
 SCHEMA_VERSION = 1
 META_FILE = "meta.json"
 
@@ -53,6 +53,7 @@ class Results:
     queue_ts: pd.DataFrame
     summary: pd.DataFrame
     meta: dict[str, Any] = field(default_factory=dict)
+    requests: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     def table(self, name: str) -> pd.DataFrame:
         if name not in TABLES:

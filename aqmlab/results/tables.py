@@ -19,10 +19,16 @@ def _measured(raw: RawRun) -> float:
     return max(raw.stats["end_s"] - raw.stats["warmup_s"], 1e-12)
 
 
+def _head(cols: dict[str, np.ndarray], n: int) -> dict[str, np.ndarray]:
+    return {k: v[:n] for k, v in cols.items()}
+
+
 def flows_table(scenario: Scenario, plan: Plan, raw: RawRun) -> pd.DataFrame:
+    """One row per bulk flow or finite transfer (web connections are in requests_table)."""
     t = _measured(raw)
-    d = {k: raw.flows[k] - raw.flows_warm[k] for k in raw.flows}
-    info = raw.flow_info
+    nb = len(plan.flows)
+    d = {k: raw.flows[k][:nb] - raw.flows_warm[k][:nb] for k in raw.flows}
+    info = _head(raw.flow_info, nb)
     start = info["start"]
     completion = np.where(info["completion"] >= 0, info["completion"] - start, np.nan)
     size = np.where(info["target"] > 0, info["target"], np.nan)
@@ -51,9 +57,48 @@ def flows_table(scenario: Scenario, plan: Plan, raw: RawRun) -> pd.DataFrame:
         "completed": info["completion"] >= 0,
         "completion_time_s": completion,
         "transfer_goodput_mbps": size * 8 / completion / 1e6,
-        "total_bytes_delivered": raw.flows["bytes_received"],
+        "total_bytes_delivered": raw.flows["bytes_received"][:nb],
     })
     return df
+
+
+REQUEST_COLUMNS = ["request", "group", "server", "client", "start_s", "end_s",
+                   "response_time_s", "request_bytes", "response_bytes", "base_rtt_s",
+                   "completed", "after_warmup", "saw_drop", "saw_mark", "retransmitted",
+                   "timeout", "data_packets_sent", "retransmitted_packets"]
+
+
+def requests_table(scenario: Scenario, plan: Plan, raw: RawRun) -> pd.DataFrame:
+    """One row per web request/response (PackMime, Mah): start = connection opened (SYN),
+    end = last response byte received; incomplete ones are kept with ``completed`` False."""
+    nb = len(plan.flows)
+    if not plan.web:
+        return pd.DataFrame({c: [] for c in REQUEST_COLUMNS})
+    info = {k: v[nb:] for k, v in raw.flow_info.items()}
+    st = {k: v[nb:] for k, v in raw.flows.items()}
+    done = info["completion"] >= 0
+    end = np.where(done, info["completion"], np.nan)
+    group = np.concatenate([np.full(len(w), w.group) for w in plan.web])
+    return pd.DataFrame({
+        "request": np.arange(len(group)),
+        "group": group,
+        "server": [plan.nodes[int(i)] for w in plan.web for i in w.server],
+        "client": [plan.nodes[int(i)] for w in plan.web for i in w.client],
+        "start_s": info["start"],
+        "end_s": end,
+        "response_time_s": end - info["start"],
+        "request_bytes": info["request"].astype(np.int64),
+        "response_bytes": info["target"].astype(np.int64),
+        "base_rtt_s": np.concatenate([w.base_rtt_s for w in plan.web]),
+        "completed": done,
+        "after_warmup": info["start"] >= raw.stats["warmup_s"],
+        "saw_drop": st["drops"] > 0,
+        "saw_mark": st["marks"] > 0,
+        "retransmitted": st["retrans_packets"] > 0,
+        "timeout": st["timeouts"] > 0,
+        "data_packets_sent": st["data_packets_sent"].astype(np.int64),
+        "retransmitted_packets": st["retrans_packets"].astype(np.int64),
+    })
 
 
 def queues_table(scenario: Scenario, plan: Plan, raw: RawRun) -> pd.DataFrame:
@@ -118,7 +163,8 @@ def queue_ts_table(raw: RawRun) -> pd.DataFrame:
 
 
 def summary_table(scenario: Scenario, flows: pd.DataFrame, queues: pd.DataFrame,
-                  links: pd.DataFrame, raw: RawRun) -> pd.DataFrame:
+                  links: pd.DataFrame, raw: RawRun,
+                  requests: pd.DataFrame | None = None) -> pd.DataFrame:
     """One row: the headline numbers of the run (first probed queue = main bottleneck)."""
     t = _measured(raw)
     row = {
@@ -150,6 +196,15 @@ def summary_table(scenario: Scenario, flows: pd.DataFrame, queues: pd.DataFrame,
             "marks": int(main["marks"]),
             "avg_qlen_pkts": float(main["avg_qlen_pkts"]),
             "max_qlen_pkts": float(main["max_qlen_pkts"]),
+        })
+    if requests is not None and len(requests):
+        measured = requests[requests.after_warmup]
+        rt = measured.response_time_s[measured.completed]
+        row.update({
+            "responses": len(measured),
+            "responses_completed": int(measured.completed.sum()),
+            "median_response_time_s": float(rt.median()) if len(rt) else np.nan,
+            "share_responses_with_loss": float(measured.saw_drop.mean()),
         })
     g = flows["goodput_mbps"].to_numpy()
     row["jain_fairness"] = float(g.sum() ** 2 / (len(g) * (g**2).sum())) if g.any() else np.nan

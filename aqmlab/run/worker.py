@@ -33,17 +33,39 @@ def simulate_results(scenario: Scenario) -> Results:
     flows = tables.flows_table(scenario, plan, raw)
     queues = tables.queues_table(scenario, plan, raw)
     links = tables.links_table(raw)
-    summary = tables.summary_table(scenario, flows, queues, links, raw)
+    requests = tables.requests_table(scenario, plan, raw)
+    summary = tables.summary_table(scenario, flows, queues, links, raw, requests)
     meta: dict[str, Any] = {**provenance(), "key": scenario.key, "seed": scenario.run.seed,
                             "run": scenario.run.run, **raw.stats, "pid": os.getpid()}
     return Results(scenario=scenario, flows=flows, queues=queues, links=links,
-                   queue_ts=tables.queue_ts_table(raw), summary=summary, meta=meta)
+                   queue_ts=tables.queue_ts_table(raw), summary=summary, meta=meta,
+                   requests=requests)
+
+
+#: Test hook: a comma-separated list of scenario keys (or hashes) whose runs make ns-3 itself
+#: abort (``NS_FATAL_ERROR`` -> ``std::terminate``) before simulating. It exists so that the
+#: tests can prove crash isolation with a real ns-3 abort; never set it otherwise.
+TEST_ABORT_ENV = "AQMLAB_TEST_ABORT_KEY"
+
+
+def _test_abort_hook(scenario: Scenario) -> None:
+    keys = os.environ.get(TEST_ABORT_ENV, "")
+    if not keys or not {scenario.key, scenario.hash} & set(keys.split(",")):
+        return
+    from aqmlab.ns3 import loader, native  # noqa: PLC0415
+
+    native.load()
+    ns = loader.gbl().ns3
+    print(f"{TEST_ABORT_ENV} matches {scenario.key}: asking ns-3 to abort", file=sys.stderr,
+          flush=True)
+    ns.Config.SetDefault("ns3::AqmlabTestAbort::Trigger", ns.StringValue("1"))  # NS_FATAL
 
 
 def task(scenario_dict: dict, stderr_path: str | None) -> Results:
     """Pool task: run one scenario with fd 2 sent to ``stderr_path``."""
     scenario = Scenario.from_dict(scenario_dict)
     if stderr_path is None:
+        _test_abort_hook(scenario)
         return simulate_results(scenario)
     sys.stderr.flush()
     saved = os.dup(2)
@@ -51,6 +73,7 @@ def task(scenario_dict: dict, stderr_path: str | None) -> Results:
     os.dup2(fd, 2)
     os.close(fd)
     try:
+        _test_abort_hook(scenario)
         return simulate_results(scenario)
     finally:
         sys.stderr.flush()

@@ -26,6 +26,7 @@ from aqmlab.scenario.topology import (
 from aqmlab.scenario.traffic import (
     TRAFFIC,
     Bulk,
+    PackMime,
     Traffic,
     TrafficBase,
     Transfers,
@@ -39,6 +40,7 @@ __all__ = [
     "TRAFFIC",
     "Ared",
     "Bulk",
+    "PackMime",
     "CoDel",
     "DropTail",
     "Dumbbell",

@@ -43,7 +43,8 @@ class RunControl(Spec):
     ``seed``/``run`` select the ns-3 RNG stream; ``sample_interval`` the queue-length
     sampling period (None = no time series; written ``false`` in TOML); ``stop_when_done``
     ends the run early once every finite transfer completed; ``max_wall_time`` a wall-clock
-    limit in seconds (None = none).
+    limit in seconds (None = none); ``stop_after_responses`` ends the run once that many web
+    responses that started after the warm-up have completed (None = run for ``duration``).
     """
 
     duration: str | float = "100s"
@@ -53,6 +54,7 @@ class RunControl(Spec):
     sample_interval: str | float | None = "100ms"
     stop_when_done: bool = True
     max_wall_time: str | float | None = None
+    stop_after_responses: int | None = None
 
     def __post_init__(self) -> None:
         duration = check_time(self.duration, "duration", positive=True)
@@ -69,6 +71,8 @@ class RunControl(Spec):
         check_bool(self.stop_when_done, "stop_when_done")
         if self.max_wall_time is not None:
             check_time(self.max_wall_time, "max_wall_time", positive=True)
+        if self.stop_after_responses is not None:
+            check_int(self.stop_after_responses, "stop_after_responses", ge=1)
 
     @property
     def duration_s(self) -> float:

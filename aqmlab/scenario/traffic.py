@@ -18,6 +18,8 @@ from aqmlab.errors import ScenarioError
 from aqmlab.scenario.tcp import Tcp
 from aqmlab.units import (
     Spec,
+    check_bool,
+    check_float,
     check_int,
     check_kind,
     check_list,
@@ -29,7 +31,8 @@ from aqmlab.units import (
     set_attr,
 )
 
-__all__ = ["TrafficBase", "Bulk", "Transfers", "Traffic", "TRAFFIC", "traffic_from_dict"]
+__all__ = ["TrafficBase", "Bulk", "Transfers", "PackMime", "Traffic", "TRAFFIC",
+           "traffic_from_dict"]
 
 _CROSS_RE = re.compile(r"^cross:(\d+)$")
 
@@ -160,8 +163,47 @@ class Transfers(TrafficBase):
         return (parse_bytes(self.size, "size"),) * self.count
 
 
-Traffic = Bulk | Transfers
-TRAFFIC: dict[str, type[TrafficBase]] = {c.KIND: c for c in (Bulk, Transfers)}
+@dataclass(frozen=True, kw_only=True)
+class PackMime(TrafficBase):
+    """PackMime-HTTP (Cao et al. 2004): open-loop HTTP/1.0, one TCP connection per
+    request/response, ``rate`` new connections per second from the clients (the group's
+    receivers) to the servers (its senders), which send the responses. Give ``rate``, or
+    ``load`` (fraction of the bottleneck) with a ``calibration`` table written by
+    ``aqmlab calibrate``. ``rtt`` "packmime" gives each connection a base RTT drawn from
+    PackMime's RTT distribution (added in both directions on the client's access link);
+    "none" uses only the topology's delays. ``lrd`` adds FARIMA long-range dependence."""
+
+    KIND: ClassVar[str] = "packmime"
+    kind: str = "packmime"
+    rate: float | None = None
+    load: float | None = None
+    calibration: str | None = None
+    rtt: str = "packmime"
+    lrd: bool = False
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if (self.rate is None) == (self.load is None):
+            raise ScenarioError("rate", self.rate, "give exactly one of rate and load")
+        if self.rate is not None:
+            set_attr(self, "rate", check_float(self.rate, "rate", gt=0))
+        if self.load is not None:
+            set_attr(self, "load", check_float(self.load, "load", gt=0))
+            if self.calibration is None:
+                raise ScenarioError("calibration", None, "load needs a calibration table",
+                                    "run `aqmlab calibrate` first, or give rate")
+        if self.rtt not in ("packmime", "none"):
+            raise ScenarioError("rtt", self.rtt, "one of 'packmime', 'none'")
+        check_bool(self.lrd, "lrd")
+
+    @property
+    def n_flows(self) -> int:
+        """Connections are drawn when the run is planned: 0 here (variable)."""
+        return 0
+
+
+Traffic = Bulk | Transfers | PackMime
+TRAFFIC: dict[str, type[TrafficBase]] = {c.KIND: c for c in (Bulk, Transfers, PackMime)}
 
 
 def traffic_from_dict(d: Mapping[str, Any] | TrafficBase, field: str = "") -> Traffic:
