@@ -164,6 +164,8 @@ def make_plan(scenario: Scenario) -> Plan:
             receivers = [receivers[i] for i in group.receivers]
         tcp = scenario.tcp.with_overrides(group.tcp) if group.tcp else scenario.tcp
         if isinstance(group, PackMime):
+            if group.direction == "reverse":
+                senders, receivers = receivers, senders
             plan.web.append(_packmime(plan, scenario, g, group, tcp, senders, receivers))
             continue
         # Common random numbers: the draws depend only on seed, run and group index.

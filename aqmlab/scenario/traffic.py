@@ -171,7 +171,9 @@ class PackMime(TrafficBase):
     ``load`` (fraction of the bottleneck) with a ``calibration`` table written by
     ``aqmlab calibrate``. ``rtt`` "packmime" gives each connection a base RTT drawn from
     PackMime's RTT distribution (added in both directions on the client's access link);
-    "none" uses only the topology's delays. ``lrd`` adds FARIMA long-range dependence."""
+    "none" uses only the topology's delays. ``lrd`` adds FARIMA long-range dependence.
+    ``direction`` "reverse" swaps the roles: servers on the receivers' side, so responses
+    cross the reverse bottleneck (two-way traffic = one forward and one reverse group)."""
 
     KIND: ClassVar[str] = "packmime"
     kind: str = "packmime"
@@ -180,6 +182,7 @@ class PackMime(TrafficBase):
     calibration: str | None = None
     rtt: str = "packmime"
     lrd: bool = False
+    direction: str = "forward"
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -195,6 +198,8 @@ class PackMime(TrafficBase):
         if self.rtt not in ("packmime", "none"):
             raise ScenarioError("rtt", self.rtt, "one of 'packmime', 'none'")
         check_bool(self.lrd, "lrd")
+        if self.direction not in ("forward", "reverse"):
+            raise ScenarioError("direction", self.direction, "one of 'forward', 'reverse'")
 
     @property
     def n_flows(self) -> int:

@@ -34,7 +34,7 @@ namespace aqmlab
 {
 using namespace ns3;
 
-constexpr int AQMLAB_CPP_VERSION = 3;
+constexpr int AQMLAB_CPP_VERSION = 4;
 /// Flow i's sender binds port PORT_BASE + i; receivers listen on LISTEN_PORT_BASE + profile.
 constexpr uint16_t PORT_BASE = 10000;
 constexpr uint16_t LISTEN_PORT_BASE = 5000;
@@ -174,6 +174,66 @@ class Experiment
         }
     }
 
+    /// Browsing users (Mah): users, their pages and the pages' objects as CSR arrays. Each
+    /// object becomes a web flow (kind 2) opened by the user's state machine, so its start
+    /// time is set when it opens. Returns the index of the first object's flow.
+    uint32_t AddBrowsing(size_t nUsers, const double* userClient, const double* userFirstPage,
+                         const double* userNPages, const double* userStart, size_t nPages,
+                         const double* pageServer, const double* pageFirstObj,
+                         const double* pageNObj, const double* pageThink, size_t nObj,
+                         const double* objRequest, const double* objReply,
+                         const double* objDelay, uint32_t profile)
+    {
+        auto sc = std::make_unique<BrowsingScript>();
+        sc->flowBase = m_flowInfo.size();
+        sc->profile = profile;
+        for (size_t u = 0; u < nUsers; ++u)
+        {
+            sc->userClient.push_back(uint32_t(userClient[u]));
+            sc->userFirstPage.push_back(uint32_t(userFirstPage[u]));
+            sc->userNPages.push_back(uint32_t(userNPages[u]));
+            sc->userStart.push_back(userStart[u]);
+        }
+        std::vector<uint32_t> serverOf(nObj, 0), clientOf(nObj, 0);
+        for (size_t p = 0; p < nPages; ++p)
+        {
+            sc->pageServer.push_back(uint32_t(pageServer[p]));
+            sc->pageFirstObj.push_back(uint32_t(pageFirstObj[p]));
+            sc->pageNObj.push_back(uint32_t(pageNObj[p]));
+            sc->pageThink.push_back(pageThink[p]);
+            for (uint32_t o = 0; o < uint32_t(pageNObj[p]); ++o)
+            {
+                serverOf.at(uint32_t(pageFirstObj[p]) + o) = uint32_t(pageServer[p]);
+            }
+        }
+        for (size_t u = 0; u < nUsers; ++u)
+        {
+            for (uint32_t p = sc->userFirstPage[u]; p < sc->userFirstPage[u] + sc->userNPages[u];
+                 ++p)
+            {
+                for (uint32_t o = 0; o < sc->pageNObj[p]; ++o)
+                {
+                    clientOf.at(sc->pageFirstObj[p] + o) = sc->userClient[u];
+                }
+            }
+        }
+        for (size_t o = 0; o < nObj; ++o)
+        {
+            FlowInfo f;
+            f.kind = 2;
+            f.src = serverOf[o];
+            f.dst = clientOf[o];
+            f.profile = profile;
+            f.start = -1;
+            f.request = objRequest[o];
+            f.target = objReply[o];
+            f.delay = objDelay[o];
+            m_flowInfo.push_back(f);
+        }
+        m_scripts.push_back(std::move(sc));
+        return m_scripts.back()->flowBase;
+    }
+
     /// Give link `link` a FlowDelayChannel (per-connection delay, both directions).
     void SetFlowDelay(uint32_t link)
     {
@@ -267,9 +327,12 @@ class Experiment
             FlowInfo& f = m_flowInfo[i];
             const TcpProfile* prof = m_profiles.at(f.profile).get();
             const auto lkey = std::make_pair(f.kind ? f.src : f.dst, f.profile);
-            if (f.kind == 1)
+            if (f.kind != 0)
             {
-                clients[{f.dst, f.src, f.profile}].push_back(i);
+                if (f.kind == 1)
+                {
+                    clients[{f.dst, f.src, f.profile}].push_back(i);
+                }
                 if (!listeners.count(lkey))
                 {
                     const uint16_t lport = WEB_PORT_BASE + f.profile;
@@ -318,6 +381,51 @@ class Experiment
             m_nodes.Get(client)->AddApplication(app);
             app->SetStartTime(Seconds(0));
             m_webFlows += 1;
+        }
+        for (auto& sc : m_scripts)
+        {
+            const BrowsingScript* script = sc.get();
+            auto browser = std::make_shared<Browser*>(nullptr);
+            auto getClient = [this, script, browser, &listeners](uint32_t client,
+                                                                  uint32_t server) {
+                auto key = std::make_tuple(client, server, script->profile);
+                auto it = m_browseClients.find(key);
+                if (it != m_browseClients.end())
+                {
+                    return it->second;
+                }
+                Ptr<WebClient> app = CreateObject<WebClient>();
+                app->Setup(m_profiles.at(script->profile).get(),
+                           InetSocketAddress(Addr(server),
+                                             listeners.at({server, script->profile}))
+                               .ConvertTo(),
+                           {}, &m_ports[client], &m_registry, &m_flowInfo, &m_stats,
+                           [this, browser](uint32_t f) {
+                               OnWebComplete(f);
+                               (*browser)->ObjectDone(f);
+                           });
+                app->SetFailCallback([browser](uint32_t f) { (*browser)->ObjectDone(f); });
+                m_nodes.Get(client)->AddApplication(app);
+                app->SetStartTime(Seconds(0));
+                m_browseClients[key] = app;
+                return app;
+            };
+            // every (client, server) pair gets its WebClient now: `listeners` dies with Build
+            for (size_t u = 0; u < script->userClient.size(); ++u)
+            {
+                for (uint32_t p = script->userFirstPage[u];
+                     p < script->userFirstPage[u] + script->userNPages[u]; ++p)
+                {
+                    getClient(script->userClient[u], script->pageServer[p]);
+                }
+            }
+            auto& clientsMap = m_browseClients;
+            const uint32_t prof = script->profile;
+            m_browsers.push_back(std::make_unique<Browser>(
+                script, [&clientsMap, prof](uint32_t c, uint32_t s) {
+                    return clientsMap.at(std::make_tuple(c, s, prof));
+                }));
+            *browser = m_browsers.back().get();
         }
         m_allFinite = m_finite == m_flowInfo.size();
         for (auto& l : m_links)
@@ -574,6 +682,9 @@ class Experiment
     NodeContainer m_nodes;
     FlowRegistry m_registry;
     std::map<uint32_t, PortPool> m_ports;
+    std::vector<std::unique_ptr<BrowsingScript>> m_scripts;
+    std::vector<std::unique_ptr<Browser>> m_browsers;
+    std::map<std::tuple<uint32_t, uint32_t, uint32_t>, Ptr<WebClient>> m_browseClients;
     uint64_t m_stopAfter = 0, m_webDone = 0, m_webFlows = 0;
     std::vector<LinkRec> m_links;
     std::vector<std::unique_ptr<TcpProfile>> m_profiles;

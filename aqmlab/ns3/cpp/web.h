@@ -257,7 +257,19 @@ class WebClient : public Application
 
     void Open()
     {
-        const uint32_t f = m_order[m_pos++];
+        OpenNow(m_order[m_pos++]);
+        ScheduleNext();
+    }
+
+  public:
+    /// Open the connection of flow `f` now (its server is this client's server).
+    void OpenNow(uint32_t f)
+    {
+        if (m_addr == Ipv4Address())
+        {
+            m_addr = GetNode()->GetObject<Ipv4>()->GetAddress(1, 0).GetLocal();
+        }
+        (*m_flows)[f].start = Simulator::Now().GetSeconds();
         Ptr<AqmTcpSocket> s = MakeTcpSocket(GetNode(), *m_profile);
         uint16_t port = 0;
         for (int tries = 0; tries < 1000; ++tries)
@@ -281,8 +293,13 @@ class WebClient : public Application
                                  MakeCallback(&WebClient::Failed, this));
             s->Connect(m_server);
         }
-        ScheduleNext();
+        else if (m_onComplete)
+        {
+            m_onComplete(f); // no port: the record stays incomplete, the user moves on
+        }
     }
+
+  private:
 
     void Connected(Ptr<Socket> s)
     {
@@ -325,14 +342,41 @@ class WebClient : public Application
 
     void Closed(Ptr<Socket> s)
     {
+        auto it = m_conns.find(PeekPointer(s));
+        if (it != m_conns.end())
+        {
+            FlowInfo& info = (*m_flows)[it->second];
+            if (info.completion < 0 && (*m_stats)[it->second].bytesReceived >= info.target)
+            {
+                info.completion = Simulator::Now().GetSeconds(); // empty reply
+                if (m_onComplete)
+                {
+                    m_onComplete(it->second);
+                }
+            }
+        }
         s->Close();
         Release(s);
     }
 
     void Failed(Ptr<Socket> s)
     {
-        Release(s); // the connection was aborted: its record stays incomplete
+        auto it = m_conns.find(PeekPointer(s));
+        if (it != m_conns.end() && m_onFail)
+        {
+            m_onFail(it->second); // aborted: the record stays incomplete
+        }
+        Release(s);
     }
+
+  public:
+    /// Called when a connection fails (the response never completes).
+    void SetFailCallback(std::function<void(uint32_t)> cb)
+    {
+        m_onFail = std::move(cb);
+    }
+
+  private:
 
     void Release(Ptr<Socket> s)
     {
@@ -355,11 +399,135 @@ class WebClient : public Application
     std::vector<FlowInfo>* m_flows{nullptr};
     std::vector<FlowStats>* m_stats{nullptr};
     std::function<void(uint32_t)> m_onComplete;
+    std::function<void(uint32_t)> m_onFail;
     Ipv4Address m_addr;
     EventId m_next;
     ByteSender m_sender;
     std::unordered_map<Socket*, uint32_t> m_conns;
     std::unordered_map<Socket*, Ptr<Socket>> m_keep;
+};
+
+/// Browsing users (Mah 1997 as run by the UNC generator): each user fetches pages one after
+/// another; a page is a primary object fetched alone, then its secondary objects over at
+/// most two concurrent connections; after the page the user thinks, then starts the next
+/// one. Each object is one connection (flow) opened through the WebClient of the page's
+/// server. The scripts (servers, sizes, think times) come from Python.
+struct BrowsingScript
+{
+    std::vector<uint32_t> userClient, userFirstPage, userNPages;
+    std::vector<double> userStart;
+    std::vector<uint32_t> pageServer, pageFirstObj, pageNObj;
+    std::vector<double> pageThink;
+    uint32_t flowBase = 0;
+    uint32_t profile = 0;
+};
+
+class Browser
+{
+  public:
+    Browser(const BrowsingScript* script, std::function<Ptr<WebClient>(uint32_t, uint32_t)> client)
+        : m_script(script),
+          m_client(std::move(client))
+    {
+        const auto& sc = *m_script;
+        m_users.resize(sc.userClient.size());
+        size_t nObj = 0;
+        for (size_t p = 0; p < sc.pageNObj.size(); ++p)
+        {
+            nObj = std::max<size_t>(nObj, sc.pageFirstObj[p] + sc.pageNObj[p]);
+        }
+        m_pageOf.assign(nObj, 0);
+        m_userOfPage.assign(sc.pageNObj.size(), 0);
+        for (uint32_t u = 0; u < sc.userClient.size(); ++u)
+        {
+            for (uint32_t p = sc.userFirstPage[u]; p < sc.userFirstPage[u] + sc.userNPages[u]; ++p)
+            {
+                m_userOfPage[p] = u;
+                for (uint32_t o = sc.pageFirstObj[p]; o < sc.pageFirstObj[p] + sc.pageNObj[p]; ++o)
+                {
+                    m_pageOf[o] = p;
+                }
+            }
+            if (sc.userNPages[u] > 0)
+            {
+                Simulator::Schedule(Seconds(sc.userStart[u]), &Browser::StartPage, this, u,
+                                    sc.userFirstPage[u]);
+            }
+        }
+    }
+
+    /// A connection of this browser finished (completed or failed).
+    void ObjectDone(uint32_t flow)
+    {
+        const auto& sc = *m_script;
+        const uint32_t obj = flow - sc.flowBase;
+        const uint32_t p = m_pageOf.at(obj);
+        User& u = m_users[m_userOfPage[p]];
+        u.active -= 1;
+        u.remaining -= 1;
+        if (u.remaining == 0)
+        {
+            Simulator::Schedule(Seconds(sc.pageThink[p]), &Browser::NextPage, this,
+                                m_userOfPage[p], p);
+            return;
+        }
+        Fill(m_userOfPage[p], p);
+    }
+
+  private:
+    struct User
+    {
+        uint32_t next = 0;      // next object to open
+        uint32_t active = 0;    // connections open
+        uint32_t remaining = 0; // objects of the page not yet done
+    };
+
+    void StartPage(uint32_t ui, uint32_t p)
+    {
+        const auto& sc = *m_script;
+        User& u = m_users[ui];
+        u.next = sc.pageFirstObj[p];
+        u.remaining = sc.pageNObj[p];
+        if (u.remaining == 0)
+        {
+            NextPage(ui, p);
+            return;
+        }
+        Open(ui, p); // the primary object, alone
+    }
+
+    void Fill(uint32_t ui, uint32_t p)
+    {
+        const auto& sc = *m_script;
+        User& u = m_users[ui];
+        while (u.active < 2 && u.next < sc.pageFirstObj[p] + sc.pageNObj[p])
+        {
+            Open(ui, p);
+        }
+    }
+
+    void Open(uint32_t ui, uint32_t p)
+    {
+        const auto& sc = *m_script;
+        User& u = m_users[ui];
+        const uint32_t flow = sc.flowBase + u.next++;
+        u.active += 1;
+        m_client(sc.userClient[ui], sc.pageServer[p])->OpenNow(flow);
+    }
+
+    void NextPage(uint32_t ui, uint32_t p)
+    {
+        const auto& sc = *m_script;
+        if (p + 1 < sc.userFirstPage[ui] + sc.userNPages[ui])
+        {
+            StartPage(ui, p + 1);
+        }
+    }
+
+    const BrowsingScript* m_script;
+    std::function<Ptr<WebClient>(uint32_t, uint32_t)> m_client;
+    std::vector<User> m_users;
+    std::vector<uint32_t> m_pageOf, m_userOfPage;
 };
 
 } // namespace aqmlab
