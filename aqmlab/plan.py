@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from aqmlab.scenario import Bulk, Dumbbell, Link, PackMime, ParkingLot, Scenario, Tcp
+from aqmlab.scenario import Bulk, Dumbbell, Link, Mah, PackMime, ParkingLot, Scenario, Tcp
 from aqmlab.scenario.queues import Queue
 
 
@@ -64,6 +64,34 @@ class PlanWeb:
 
 
 @dataclass
+class PlanBrowsing:
+    """Browsing users of one Mah group: the users' scripts (CSR arrays, node indices
+    already resolved) and, per object (= connection, in flow order), its server, client,
+    extra one-way delay and base RTT."""
+
+    group: int
+    tcp: Tcp
+    user_client: np.ndarray
+    user_first_page: np.ndarray
+    user_n_pages: np.ndarray
+    user_start_s: np.ndarray
+    page_server: np.ndarray
+    page_first_object: np.ndarray
+    page_n_objects: np.ndarray
+    page_think_s: np.ndarray
+    request: np.ndarray
+    response: np.ndarray
+    server: np.ndarray
+    client: np.ndarray
+    delay_s: np.ndarray
+    base_rtt_s: np.ndarray
+    is_primary: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.request)
+
+
+@dataclass
 class Plan:
     """Everything the simulator needs, in simulator-neutral terms."""
 
@@ -71,7 +99,7 @@ class Plan:
     links: list[PlanLink] = field(default_factory=list)
     flows: list[PlanFlow] = field(default_factory=list)
     hosts: dict[str, list[int]] = field(default_factory=dict)  # role -> node indices
-    web: list[PlanWeb] = field(default_factory=list)
+    web: list[PlanWeb | PlanBrowsing] = field(default_factory=list)
     _adj: dict[int, list[tuple[int, float]]] = field(default_factory=dict)
 
     def add_node(self, label: str) -> int:
@@ -163,6 +191,9 @@ def make_plan(scenario: Scenario) -> Plan:
         if group.receivers is not None:
             receivers = [receivers[i] for i in group.receivers]
         tcp = scenario.tcp.with_overrides(group.tcp) if group.tcp else scenario.tcp
+        if isinstance(group, Mah):
+            plan.web.append(_mah(plan, scenario, g, group, tcp, senders, receivers))
+            continue
         if isinstance(group, PackMime):
             if group.direction == "reverse":
                 senders, receivers = receivers, senders
@@ -187,28 +218,74 @@ def make_plan(scenario: Scenario) -> Plan:
     return plan
 
 
+def _mark_delay_links(plan: Plan, clients: list[int]) -> None:
+    for link in plan.links:
+        if link.a in clients or link.b in clients:
+            link.flow_delay = True
+
+
+def _propagation(plan: Plan, server: np.ndarray, client: np.ndarray) -> np.ndarray:
+    prop = {(s, c): 2 * plan.path_delay(int(s), int(c)) for s in set(server) for c in set(client)}
+    return np.array([prop[(s, c)] for s, c in zip(server, client, strict=True)])
+
+
 def _packmime(plan: Plan, scenario: Scenario, g: int, group: PackMime, tcp: Tcp,
               servers: list[int], clients: list[int]) -> PlanWeb:
     """Draw the group's connections for the whole run (common random numbers: the draws
     depend on seed, run and group index only), spread round-robin over clients/servers."""
     from aqmlab.workload.calibration import rate_for_load  # noqa: PLC0415
-    from aqmlab.workload.packmime import connections  # noqa: PLC0415
+    from aqmlab.workload.packmime import PackMimeWorkload  # noqa: PLC0415
 
     run = scenario.run
     rate = group.rate if group.rate is not None else rate_for_load(group.calibration, group.load)
-    conns = connections(rate, start_s=group.start_s, end_s=run.duration_s,
-                        seed=(run.seed, run.run, g), lrd=group.lrd)
+    model = PackMimeWorkload(lrd=group.lrd, rtt="server" if group.rtt == "packmime" else None)
+    conns = model.generate(rate, run.duration_s - group.start_s, seed=run.seed, run=run.run,
+                           instance=g, t0=group.start_s)
     n = len(conns)
     k = np.arange(n)
     server = np.asarray(servers, dtype=float)[k % len(servers)]
     client = np.asarray(clients, dtype=float)[k % len(clients)]
-    rtt = conns["rtt_s"].to_numpy() if group.rtt == "packmime" else np.zeros(n)
-    prop = {(s, c): 2 * plan.path_delay(int(s), int(c)) for s in set(server) for c in set(client)}
-    base = np.array([prop[(s, c)] for s, c in zip(server, client, strict=True)]) + rtt
+    rtt = conns["rtt_s"].to_numpy(dtype=float) if group.rtt == "packmime" else np.zeros(n)
     if group.rtt == "packmime":
-        for link in plan.links:
-            if link.a in clients or link.b in clients:
-                link.flow_delay = True
+        _mark_delay_links(plan, clients)
     return PlanWeb(g, tcp, server, client, conns["start_s"].to_numpy(dtype=float),
                    conns["request_bytes"].to_numpy(dtype=float),
-                   conns["response_bytes"].to_numpy(dtype=float), rtt / 2, base)
+                   conns["response_bytes"].to_numpy(dtype=float), rtt / 2,
+                   _propagation(plan, server, client) + rtt)
+
+
+def _mah(plan: Plan, scenario: Scenario, g: int, group: Mah, tcp: Tcp,
+         servers: list[int], clients: list[int]) -> PlanBrowsing:
+    """Users' scripts for the whole run; user u browses from client u mod len(clients)."""
+    from aqmlab.workload.delays import PairRtt  # noqa: PLC0415
+    from aqmlab.workload.mah import MahWorkload  # noqa: PLC0415
+
+    run = scenario.run
+    model = MahWorkload(n_servers=len(servers), server_choice=group.server_choice,
+                        think_cap_s=group.think_cap_s,
+                        primary_reply_quirk=group.primary_reply_quirk,
+                        no_think_on_switch=group.no_think_on_switch,
+                        start_spread_s=group.start_spread_s)
+    sc = model.generate(group.users, run.duration_s, seed=run.seed, run=run.run + 1000 * g)
+    a = sc.arrays()
+    user_machine = np.arange(sc.n_users) % len(clients)
+    page_machine = user_machine[a["page_user"]]
+    obj_page = np.repeat(np.arange(sc.n_pages), a["page_n_objects"])
+    obj_server_idx = a["page_server"][obj_page]
+    obj_client_idx = page_machine[obj_page]
+    server = np.asarray(servers, float)[obj_server_idx]
+    client = np.asarray(clients, float)[obj_client_idx]
+    if group.rtt == "pairs":
+        pairs = PairRtt()
+        rtt = pairs.lookup(obj_client_idx % pairs.n_clients, obj_server_idx % pairs.n_servers)
+        _mark_delay_links(plan, clients)
+    else:
+        rtt = np.zeros(len(server))
+    return PlanBrowsing(
+        g, tcp, np.asarray(clients, float)[user_machine], a["user_first_page"][:-1].astype(float),
+        np.diff(a["user_first_page"]).astype(float), a["user_start_s"] + group.start_s,
+        np.asarray(servers, float)[a["page_server"]], a["page_first_object"].astype(float),
+        a["page_n_objects"].astype(float), a["page_think_s"].astype(float),
+        a["object_request_bytes"].astype(float), a["object_reply_bytes"].astype(float),
+        server, client, rtt / 2, _propagation(plan, server, client) + rtt,
+        a["object_is_primary"])

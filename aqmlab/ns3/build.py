@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from aqmlab.ns3.mapping import queue_config, tcp_config
-from aqmlab.plan import Plan
+from aqmlab.plan import Plan, PlanBrowsing
 from aqmlab.scenario import Scenario
 
 HOLD_QUEUE = "aqmlab::HoldQueueDisc"
@@ -42,7 +42,10 @@ def build(cpp: Any, scenario: Scenario, plan: Plan) -> Any:
             cfg = tcp_config(web.tcp)
             profiles[web.tcp] = exp.AddTcpProfile(cfg.congestion, cfg.recovery, cfg.reno,
                                                   cfg.rtt_alpha, cfg.rtt_beta, cfg.flat())
-        arrays = [np.ascontiguousarray(a, dtype=np.float64) for a in (
+        if isinstance(web, PlanBrowsing):
+            _add_browsing(exp, web, profiles[web.tcp])
+            continue
+        arrays = [_f64(a) for a in (
             web.server, web.client, np.full(len(web), profiles[web.tcp], dtype=float),
             web.start_s, web.request, web.response, web.delay_s)]
         if len(web):
@@ -57,3 +60,16 @@ def build(cpp: Any, scenario: Scenario, plan: Plan) -> Any:
         exp.SetStopAfter(run.stop_after_responses)
     exp.Build()
     return exp
+
+
+def _f64(a) -> np.ndarray:
+    return np.ascontiguousarray(a, dtype=np.float64)
+
+
+def _add_browsing(exp: Any, b: PlanBrowsing, profile: int) -> None:
+    users = [_f64(x) for x in (b.user_client, b.user_first_page, b.user_n_pages,
+                               b.user_start_s)]
+    pages = [_f64(x) for x in (b.page_server, b.page_first_object, b.page_n_objects,
+                               b.page_think_s)]
+    objs = [_f64(x) for x in (b.request, b.response, b.delay_s)]
+    exp.AddBrowsing(len(users[0]), *users, len(pages[0]), *pages, len(objs[0]), *objs, profile)

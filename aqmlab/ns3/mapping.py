@@ -158,6 +158,7 @@ def tcp_config(t: Tcp) -> TcpConfig:
         ("UseEcn", "On" if t.ecn else "Off"),
         ("LimitedTransmit", _b(t.limited_transmit)),
         ("ReTxThreshold", str(t.dupack_threshold)),
+        ("MaxSegLifetime", repr(t.max_seg_lifetime_s)),
     )
     return TcpConfig(CONGESTION[t.variant], RECOVERY[t.effective_recovery],
                      t.variant == "reno", t.rtt_alpha, t.rtt_beta, attrs)

@@ -78,20 +78,21 @@ def requests_table(scenario: Scenario, plan: Plan, raw: RawRun) -> pd.DataFrame:
     st = {k: v[nb:] for k, v in raw.flows.items()}
     done = info["completion"] >= 0
     end = np.where(done, info["completion"], np.nan)
+    start = np.where(info["start"] >= 0, info["start"], np.nan)  # browsing: never opened
     group = np.concatenate([np.full(len(w), w.group) for w in plan.web])
     return pd.DataFrame({
         "request": np.arange(len(group)),
         "group": group,
         "server": [plan.nodes[int(i)] for w in plan.web for i in w.server],
         "client": [plan.nodes[int(i)] for w in plan.web for i in w.client],
-        "start_s": info["start"],
+        "start_s": start,
         "end_s": end,
-        "response_time_s": end - info["start"],
+        "response_time_s": end - start,
         "request_bytes": info["request"].astype(np.int64),
         "response_bytes": info["target"].astype(np.int64),
         "base_rtt_s": np.concatenate([w.base_rtt_s for w in plan.web]),
         "completed": done,
-        "after_warmup": info["start"] >= raw.stats["warmup_s"],
+        "after_warmup": start >= raw.stats["warmup_s"],
         "saw_drop": st["drops"] > 0,
         "saw_mark": st["marks"] > 0,
         "retransmitted": st["retrans_packets"] > 0,

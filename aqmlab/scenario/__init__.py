@@ -26,6 +26,7 @@ from aqmlab.scenario.topology import (
 from aqmlab.scenario.traffic import (
     TRAFFIC,
     Bulk,
+    Mah,
     PackMime,
     Traffic,
     TrafficBase,
@@ -40,6 +41,7 @@ __all__ = [
     "TRAFFIC",
     "Ared",
     "Bulk",
+    "Mah",
     "PackMime",
     "CoDel",
     "DropTail",

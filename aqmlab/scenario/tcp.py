@@ -50,6 +50,9 @@ class Tcp(Spec):
     - ``rtt_alpha`` 0.125, ``rtt_beta`` 0.25 (RFC 6298 gains; ns-2 ``T_SRTT_BITS`` 3,
       ``T_RTTVAR_BITS`` 2).
     - ``max_retries`` 1000000: ns-2 never gives up on a connection.
+    - ``max_seg_lifetime`` "1s": TIME_WAIT lasts 2 MSL. ns-2 has no TIME_WAIT; ns-3's 120 s
+      would keep thousands of web connections' sockets alive (ns-3 demultiplexes by a
+      linear scan), so the default is short.
     """
 
     variant: str = "reno"
@@ -71,6 +74,7 @@ class Tcp(Spec):
     rtt_alpha: float = 0.125
     rtt_beta: float = 0.25
     max_retries: int = 1000000
+    max_seg_lifetime: str | float = "1s"
 
     def __post_init__(self) -> None:
         check_kind(self.variant, "variant", TCP_VARIANTS)
@@ -92,6 +96,7 @@ class Tcp(Spec):
         set_attr(self, "rtt_alpha", check_float(self.rtt_alpha, "rtt_alpha", gt=0, le=1))
         set_attr(self, "rtt_beta", check_float(self.rtt_beta, "rtt_beta", gt=0, le=1))
         check_int(self.max_retries, "max_retries", ge=1)
+        check_time(self.max_seg_lifetime, "max_seg_lifetime")
         if self.variant == "dctcp" and not self.ecn:
             raise ScenarioError("ecn", self.ecn, "variant 'dctcp' requires ecn = true")
 
@@ -126,6 +131,10 @@ class Tcp(Spec):
     @property
     def initial_rto_s(self) -> float:
         return parse_time(self.initial_rto, "initial_rto")
+
+    @property
+    def max_seg_lifetime_s(self) -> float:
+        return parse_time(self.max_seg_lifetime, "max_seg_lifetime")
 
     @property
     def clock_granularity_s(self) -> float:

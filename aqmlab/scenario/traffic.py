@@ -31,7 +31,7 @@ from aqmlab.units import (
     set_attr,
 )
 
-__all__ = ["TrafficBase", "Bulk", "Transfers", "PackMime", "Traffic", "TRAFFIC",
+__all__ = ["TrafficBase", "Bulk", "Transfers", "PackMime", "Mah", "Traffic", "TRAFFIC",
            "traffic_from_dict"]
 
 _CROSS_RE = re.compile(r"^cross:(\d+)$")
@@ -207,8 +207,52 @@ class PackMime(TrafficBase):
         return 0
 
 
-Traffic = Bulk | Transfers | PackMime
-TRAFFIC: dict[str, type[TrafficBase]] = {c.KIND: c for c in (Bulk, Transfers, PackMime)}
+@dataclass(frozen=True, kw_only=True)
+class Mah(TrafficBase):
+    """Browsing users (Mah 1997 as modified by the UNC generator; Christiansen 2001 §3.4):
+    ``users`` users spread over the clients (the group's receivers), each fetching pages
+    from servers (its senders) chosen ``server_choice``; a page is a primary object alone,
+    then its secondary objects over at most two concurrent connections, one TCP connection
+    per object; think times are capped at ``think_cap``. ``primary_reply_quirk`` and
+    ``no_think_on_switch`` keep the UNC generator's two quirks. ``rtt`` "pairs" gives each
+    (client, server) pair the thesis' measured RTT (Table 4.1, 7 x 7); "none" uses only
+    the topology's delays. Users start within ``start_spread`` (default 1 s)."""
+
+    KIND: ClassVar[str] = "mah"
+    kind: str = "mah"
+    users: int = 100
+    start_spread: str | float = "1s"
+    server_choice: str = "uniform"
+    think_cap: str | float | None = "600s"
+    primary_reply_quirk: bool = True
+    no_think_on_switch: bool = True
+    rtt: str = "pairs"
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        check_int(self.users, "users", ge=1)
+        if self.server_choice not in ("uniform", "zipf"):
+            raise ScenarioError("server_choice", self.server_choice, "one of 'uniform', 'zipf'")
+        if self.think_cap is not None:
+            check_time(self.think_cap, "think_cap", positive=True)
+        check_bool(self.primary_reply_quirk, "primary_reply_quirk")
+        check_bool(self.no_think_on_switch, "no_think_on_switch")
+        if self.rtt not in ("pairs", "none"):
+            raise ScenarioError("rtt", self.rtt, "one of 'pairs', 'none'")
+
+    @property
+    def n_flows(self) -> int:
+        """Connections depend on the users' scripts: 0 here (variable)."""
+        return 0
+
+    @property
+    def think_cap_s(self) -> float | None:
+        return None if self.think_cap is None else parse_time(self.think_cap, "think_cap")
+
+
+Traffic = Bulk | Transfers | PackMime | Mah
+TRAFFIC: dict[str, type[TrafficBase]] = {
+    c.KIND: c for c in (Bulk, Transfers, PackMime, Mah)}
 
 
 def traffic_from_dict(d: Mapping[str, Any] | TrafficBase, field: str = "") -> Traffic:

@@ -307,7 +307,7 @@ def test_tcp_with_overrides() -> None:
 
 
 def test_traffic_basics() -> None:
-    assert set(TRAFFIC) == {"bulk", "transfers", "packmime"}
+    assert set(TRAFFIC) == {"bulk", "transfers", "packmime", "mah"}
     assert Bulk(flows=5).n_flows == 5
     t = Transfers(count=3, size="1KiB")
     assert t.n_flows == 3 and t.sizes_bytes == (1024, 1024, 1024)
@@ -344,7 +344,7 @@ def test_traffic_basics() -> None:
         ({"start": "-1s"}, r"traffic\[0\]\.start"),
         ({"start_spread": "x"}, r"traffic\[0\]\.start_spread"),
         ({"kind": "bulk", "count": 3}, r"traffic\[0\]\.count .*unknown key"),
-        ({"kind": "web"}, r"traffic\[0\]\.kind = 'web' .*known kinds: bulk, packmime, transfers"),
+        ({"kind": "web"}, r"traffic\[0\]\.kind = 'web' .*known kinds: bulk, mah, packmime, transfers"),
     ],
 )
 def test_traffic_validation_errors(group: dict[str, Any], match: str) -> None:
