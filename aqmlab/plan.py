@@ -233,11 +233,10 @@ def _packmime(plan: Plan, scenario: Scenario, g: int, group: PackMime, tcp: Tcp,
               servers: list[int], clients: list[int]) -> PlanWeb:
     """Draw the group's connections for the whole run (common random numbers: the draws
     depend on seed, run and group index only), spread round-robin over clients/servers."""
-    from aqmlab.workload.calibration import rate_for_load  # noqa: PLC0415
     from aqmlab.workload.packmime import PackMimeWorkload  # noqa: PLC0415
 
     run = scenario.run
-    rate = group.rate if group.rate is not None else rate_for_load(group.calibration, group.load)
+    rate = group.rate
     model = PackMimeWorkload(lrd=group.lrd, rtt="server" if group.rtt == "packmime" else None)
     conns = model.generate(rate, run.duration_s - group.start_s, seed=run.seed, run=run.run,
                            instance=g, t0=group.start_s)

@@ -182,9 +182,12 @@ class Scenario(Spec):
     def hash(self) -> str:
         """First 16 hex digits of the sha256 of the canonical JSON of ``to_dict()`` without
         ``run.seed``/``run.run``. Stable across processes; changes if any other field
-        (including name, description and unit spelling, e.g. "10Mbps" vs 10000000) changes."""
+        (including name, description and unit spelling, e.g. "10Mbps" vs 10000000) changes.
+        Calibration table paths are left out; the rate they give is in."""
         d = self.to_dict()
         del d["run"]["seed"], d["run"]["run"]
+        for group in d["traffic"]:  # a machine-specific path: its effect is in ``rate``
+            group.pop("calibration", None)
         text = json.dumps(d, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
@@ -245,7 +248,15 @@ class Scenario(Spec):
         path = Path(path)
         suffix = _suffix(path)
         text = path.read_text(encoding="utf-8")
-        return cls.from_toml(text) if suffix == ".toml" else cls.from_json(text)
+        try:
+            d = tomllib.loads(text) if suffix == ".toml" else json.loads(text)
+        except (tomllib.TOMLDecodeError, json.JSONDecodeError) as err:
+            raise ScenarioError(str(path), text[:80], f"invalid {suffix[1:]}: {err}") from None
+        for group in d.get("traffic", []) if isinstance(d.get("traffic"), list) else []:
+            cal = group.get("calibration") if isinstance(group, dict) else None
+            if isinstance(cal, str) and not Path(cal).is_absolute():
+                group["calibration"] = str((path.parent / cal).resolve())  # file-relative
+        return cls.from_dict(d)
 
     def save(self, path: str | Path) -> Path:
         """Write a ``.toml`` or ``.json`` file (by suffix); returns the path."""

@@ -169,7 +169,8 @@ class PackMime(TrafficBase):
     request/response, ``rate`` new connections per second from the clients (the group's
     receivers) to the servers (its senders), which send the responses. Give ``rate``, or
     ``load`` (fraction of the bottleneck) with a ``calibration`` table written by
-    ``aqmlab calibrate``. ``rtt`` "packmime" gives each connection a base RTT drawn from
+    ``aqmlab calibrate`` (a path relative to the scenario file); the rate is then read
+    from the table when the scenario is made, and ``load`` stays as its label. ``rtt`` "packmime" gives each connection a base RTT drawn from
     PackMime's RTT distribution (added in both directions on the client's access link);
     "none" uses only the topology's delays. ``lrd`` adds FARIMA long-range dependence.
     ``direction`` "reverse" swaps the roles: servers on the receivers' side, so responses
@@ -186,15 +187,22 @@ class PackMime(TrafficBase):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        if (self.rate is None) == (self.load is None):
-            raise ScenarioError("rate", self.rate, "give exactly one of rate and load")
-        if self.rate is not None:
-            set_attr(self, "rate", check_float(self.rate, "rate", gt=0))
         if self.load is not None:
             set_attr(self, "load", check_float(self.load, "load", gt=0))
-            if self.calibration is None:
+            if self.calibration is None and self.rate is None:
                 raise ScenarioError("calibration", None, "load needs a calibration table",
                                     "run `aqmlab calibrate` first, or give rate")
+        if self.load is not None and self.calibration is not None:
+            from aqmlab.workload.calibration import rate_for_load  # noqa: PLC0415
+
+            try:
+                set_attr(self, "rate", rate_for_load(self.calibration, self.load))
+            except (OSError, ValueError, KeyError) as err:
+                raise ScenarioError("calibration", self.calibration,
+                                    f"a readable calibration table (load, rate): {err}") from None
+        if self.rate is None:
+            raise ScenarioError("rate", None, "give rate, or load with a calibration table")
+        set_attr(self, "rate", check_float(self.rate, "rate", gt=0))
         if self.rtt not in ("packmime", "none"):
             raise ScenarioError("rtt", self.rtt, "one of 'packmime', 'none'")
         check_bool(self.lrd, "lrd")

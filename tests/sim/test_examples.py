@@ -26,6 +26,8 @@ def test_cli_run_and_load(tmp_path, example):
     assert res.scenario.name == sc.name
     assert len(res.flows) == sc.n_flows
     assert res.summary.iloc[0].end_s == pytest.approx(4.0)
-    assert res.flows.bytes_delivered.sum() > 0
+    delivered = res.flows.bytes_delivered.sum() + res.requests.response_bytes[
+        res.requests.completed].sum()
+    assert delivered > 0
     for key in ("aqmlab_version", "ns3_version", "seed", "wall_s", "events"):
         assert key in res.meta
