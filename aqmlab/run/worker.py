@@ -36,7 +36,8 @@ def simulate_results(scenario: Scenario) -> Results:
     requests = tables.requests_table(scenario, plan, raw)
     summary = tables.summary_table(scenario, flows, queues, links, raw, requests)
     meta: dict[str, Any] = {**provenance(), "key": scenario.key, "seed": scenario.run.seed,
-                            "run": scenario.run.run, **raw.stats, "pid": os.getpid()}
+                            "run": scenario.run.run, **raw.stats, "pid": os.getpid(),
+                            "peak_rss_mb": peak_rss_mb()}
     return Results(scenario=scenario, flows=flows, queues=queues, links=links,
                    queue_ts=tables.queue_ts_table(raw), summary=summary, meta=meta,
                    requests=requests)
@@ -59,6 +60,17 @@ def _test_abort_hook(scenario: Scenario) -> None:
     print(f"{TEST_ABORT_ENV} matches {scenario.key}: asking ns-3 to abort", file=sys.stderr,
           flush=True)
     ns.Config.SetDefault("ns3::AqmlabTestAbort::Trigger", ns.StringValue("1"))  # NS_FATAL
+
+
+def peak_rss_mb() -> float:
+    """High-water mark of this process's resident memory (VmHWM), in MiB; 0 if unknown."""
+    try:
+        for line in open("/proc/self/status", encoding="ascii"):
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
 
 
 def task(scenario_dict: dict, stderr_path: str | None) -> Results:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from aqmlab.plan import make_plan
@@ -55,3 +56,41 @@ def test_transfers_sizes_and_processing_hold():
     assert [f.size_bytes for f in plan.flows] == [1e6, 1e6, 0.0, 0.0]
     held = [(plan.nodes[link.a], link.hold) for link in plan.links if any(link.hold)]
     assert held == [("S1", (True, False))]
+
+
+def test_packmime_plan_uses_common_random_numbers_and_delay_links():
+    from aqmlab.scenario import PackMime
+
+    base = Scenario(topology=Dumbbell(senders=2, receivers=2),
+                    traffic=[PackMime(rate=50, senders=[0], receivers=[0]),
+                             PackMime(rate=50, direction="reverse", senders=[1], receivers=[1])],
+                    run=RunControl(duration="20s"))
+    plan = make_plan(base)
+    fwd, rev = plan.web
+    assert 800 < len(fwd) < 1200 and 800 < len(rev) < 1200
+    assert {plan.nodes[int(s)] for s in fwd.server} == {"S0"}
+    assert {plan.nodes[int(s)] for s in rev.server} == {"D1"}  # responses cross R1 -> R0
+    assert (fwd.base_rtt_s > 2 * fwd.delay_s).all()  # propagation + drawn RTT
+    flagged = {(plan.nodes[link.a], plan.nodes[link.b]) for link in plan.links if link.flow_delay}
+    assert flagged == {("R1", "D0"), ("S1", "R0")}  # the clients' access links
+    # a different queue, same workload; another seed, another workload
+    other = make_plan(base.replace(**{"topology.forward_queue": {"kind": "red", "limit": "100p"}}))
+    assert (other.web[0].response == fwd.response).all()
+    assert not np.array_equal(make_plan(base.replace(**{"run.seed": 2})).web[0].start_s[:50],
+                              fwd.start_s[:50])
+
+
+def test_mah_plan_maps_objects_to_pair_rtts():
+    from aqmlab.scenario import Mah
+    from aqmlab.workload.delays import PairRtt
+
+    sc = Scenario(topology=Dumbbell(senders=7, receivers=7, access=Link(rate="10Mbps", delay="0ms"),
+                                    bottleneck=Link(rate="10Mbps", delay="0ms")),
+                  traffic=[Mah(users=14)], run=RunControl(duration="300s"))
+    b = make_plan(sc).web[0]
+    assert len(b.user_client) == 14 and len(b) == b.page_n_objects.sum()
+    pairs = PairRtt()
+    ci = (b.client - 9).astype(int)  # receivers D0..D6 are nodes 9..15
+    si = b.server.astype(int)        # senders S0..S6 are nodes 0..6
+    assert np.allclose(b.base_rtt_s, pairs.lookup(ci, si))
+    assert b.is_primary.sum() == len(b.page_server)

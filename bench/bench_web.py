@@ -1,0 +1,69 @@
+"""Web-traffic benchmark: PackMime (Weigle et al. setting) at 80 % and 105 % of 10 Mb/s.
+
+Prints simulated seconds per CPU-second, connections per CPU-second, events per CPU-second
+and the worker's peak memory, for a run of ``--duration`` simulated seconds (default 600 s;
+``--full`` runs the paper's scale: 120 s warm-up then 250,000 completed responses).
+
+    .venv/bin/python bench/bench_web.py [--duration 600] [--full]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = ("weigle_droptail_80", "weigle_droptail_105")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--duration", type=float, default=600.0, help="simulated seconds")
+    ap.add_argument("--full", action="store_true", help="paper scale (250,000 responses)")
+    args = ap.parse_args()
+    os.chdir(tempfile.mkdtemp(prefix="aqmlab-bench-web-"))
+    from aqmlab.run.engine import LocalEngine
+    from aqmlab.scenario import Scenario
+
+    rows = []
+    for name in EXAMPLES:
+        sc = Scenario.load(ROOT / "examples" / f"{name}.toml")
+        if not args.full:
+            sc = sc.replace(**{"run.duration": f"{args.duration:g}s",
+                               "run.warmup": f"{min(120.0, args.duration / 5):g}s",
+                               "run.stop_after_responses": None})
+        engine = LocalEngine(workers=1)  # a fresh process per run: its own peak memory
+        t0 = time.perf_counter()
+        try:
+            res = engine.run(sc)
+        finally:
+            engine.close()
+        wall = time.perf_counter() - t0
+        m, s = res.meta, res.summary.iloc[0]
+        conns = len(res.requests)
+        rows.append({
+            "scenario": name, "sim_s": m["end_s"], "run_cpu_s": m["run_cpu_s"],
+            "wall_s": wall, "events": m["events"], "connections": conns,
+            "responses_completed": int(res.requests.completed.sum()),
+            "sim_s_per_cpu_s": m["end_s"] / m["run_cpu_s"],
+            "connections_per_cpu_s": conns / m["run_cpu_s"],
+            "events_per_cpu_s": m["events"] / m["run_cpu_s"],
+            "peak_rss_mb": m.get("peak_rss_mb", 0.0),
+            "utilisation": float(s.utilisation), "loss_rate": float(s.loss_rate),
+        })
+        r = rows[-1]
+        print(f"{name:22s} {r['sim_s']:7.0f} sim-s  {r['run_cpu_s']:8.1f} CPU-s  "
+              f"{r['sim_s_per_cpu_s']:6.2f} sim-s/CPU-s  {r['connections_per_cpu_s']:7.0f} "
+              f"conn/CPU-s  {r['events_per_cpu_s'] / 1e3:6.0f} k ev/CPU-s  "
+              f"peak {r['peak_rss_mb']:6.0f} MiB  util {r['utilisation']:.3f}", flush=True)
+    out = ROOT / "bench" / "results" / "web.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps({"full": args.full, "rows": rows}, indent=1))
+
+
+if __name__ == "__main__":
+    main()
