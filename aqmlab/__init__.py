@@ -6,6 +6,8 @@ Importing aqmlab never imports ns-3: simulations run in worker processes that do
 >>> sc = aqmlab.Scenario.load("examples/qiu_t1_dumbbell.toml")
 >>> res = aqmlab.run(sc)          # doctest: +SKIP
 >>> res.summary                   # doctest: +SKIP
+>>> sw = aqmlab.sweep(sc, grid={"traffic[0].flows": [20, 50]}, seeds=[1, 2])  # doctest: +SKIP
+>>> sw.table                      # doctest: +SKIP
 """
 
 from __future__ import annotations
@@ -32,6 +34,11 @@ _LAZY = {
     "run": "aqmlab.run",
     "Results": "aqmlab.results.results",
     "load": "aqmlab.results.results",
+    "sweep": "aqmlab.campaign",
+    "Sweep": "aqmlab.campaign",
+    "SweepResult": "aqmlab.campaign",
+    "Store": "aqmlab.campaign",
+    "explore": "aqmlab.widgets",
 }
 
 __all__ = sorted(_LAZY) + ["__version__"]

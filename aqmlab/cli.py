@@ -1,4 +1,7 @@
-"""Command line: ``aqmlab run SCENARIO --out DIR``, ``aqmlab validate SCENARIO``.
+"""Command line: aqmlab run | validate | show | sweep | ls | export | rm | figures.
+
+``aqmlab run SCENARIO --out DIR``, ``aqmlab validate SCENARIO``, ``aqmlab sweep SWEEP.toml``,
+``aqmlab ls [QUERY]``, ``aqmlab show RUN``, ``aqmlab export [QUERY] --format csv|parquet``.
 
 Errors are printed as one line (use ``--debug`` for the traceback); ns-3 never runs in
 this process.
@@ -53,20 +56,172 @@ def _cmd_show(args: argparse.Namespace) -> int:
 
     from aqmlab.results.results import load  # noqa: PLC0415
 
-    res = load(args.dir)
+    path = Path(args.run)
+    if path.is_dir():
+        res = load(path)
+    else:
+        from aqmlab.campaign.store import Store  # noqa: PLC0415
+
+        store = Store(args.data)
+        try:
+            res = store.load(args.run)
+        except AqmlabError:
+            rec = store.failure(args.run)
+            if rec is None:
+                raise
+            return _show_failure(rec)
+    if args.scenario:
+        print(res.scenario.to_toml(), end="")
+        return 0
     with pd.option_context("display.width", 200, "display.max_columns", 30):
         print(res.summary.T.to_string(header=False))
         print(res.table(args.table).to_string(max_rows=40))
     return 0
 
 
-def _cmd_figures(args: argparse.Namespace) -> int:
-    from aqmlab.figures import regenerate  # noqa: PLC0415
+def _show_failure(rec: dict) -> int:
+    from aqmlab.scenario import Scenario  # noqa: PLC0415
 
-    root = Path(__file__).resolve().parents[1]
-    regenerate(args.examples or root / "examples", args.out, args.profile, args.workers,
-               args.data)
+    print(f"run {rec['key']}: {rec['status']} ({rec.get('recorded', '')}, "
+          f"version {rec.get('version', '?')})")
+    print(f"error: {rec.get('error', '')}")
+    if rec.get("stderr"):
+        print("--- stderr tail ---")
+        print(rec["stderr"].rstrip())
+    print("--- scenario (save it and reproduce with: aqmlab run FILE --out DIR) ---")
+    print(Scenario.from_dict(rec["scenario"]).to_toml(), end="")
+    return 1
+
+
+def _cmd_sweep(args: argparse.Namespace) -> int:
+    import pandas as pd  # noqa: PLC0415
+
+    from aqmlab.campaign import Sweep, sweep  # noqa: PLC0415
+
+    spec = Sweep.load(args.sweep)
+    print(f"{spec.name}: {len(spec)} runs, store {args.data}", file=sys.stderr, flush=True)
+    res = sweep(spec, store=args.data, workers=args.workers, scheduler=args.scheduler,
+                timeout=args.timeout, retry_failed=args.retry_failed,
+                progress=not args.no_progress)
+    c = res.counts
+    if args.table:
+        _write_table(res.table, args.table)
+    cols = [*spec.param_columns, "status", "source"] + [
+        k for k in ("goodput_mbps", "utilisation", "loss_rate", "avg_qlen_pkts", "wall_s")
+        if k in res.table.columns]
+    with pd.option_context("display.width", 200, "display.max_columns", 30):
+        print(res.table[cols].to_string(max_rows=60))
+    for _, row in res.failed.iterrows():
+        print(f"failed: {row['key']} {row['status']}: {row['error']}  "
+              f"(details: aqmlab show {row['key']} --data {args.data})")
+    cached_failures = int((res.failed["source"] == "cached").sum())
+    if cached_failures:
+        print(f"note: {cached_failures} failure(s) were recorded earlier and not re-run "
+              f"(--retry-failed runs them again)")
+    print(f"sweep: {c['total']} runs, {c['ran']} ran, {c['cached']} cached, "
+          f"{c['failed']} failed, {c['corrupt']} corrupt re-run, {res.wall_s:.1f} s")
+    return 1 if c["failed"] else 0
+
+
+def _write_table(df, out: Path, fmt: str | None = None) -> None:
+    fmt = fmt or ("parquet" if out.suffix == ".parquet" else "csv")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    if fmt == "parquet":
+        df.to_parquet(out, index=False)
+    else:
+        df.to_csv(out, index=False)
+    print(f"wrote {len(df)} rows to {out}", file=sys.stderr)
+
+
+def _cmd_ls(args: argparse.Namespace) -> int:
+    import pandas as pd  # noqa: PLC0415
+
+    from aqmlab.campaign.store import Store  # noqa: PLC0415
+
+    df = Store(args.data).ls(args.query, all_versions=args.all_versions, verify=args.verify)
+    if args.columns:
+        cols = [c.strip() for c in args.columns.split(",") if c.strip()]
+    else:
+        cols = [c for c in ("key", "status", "name", "seed", "goodput_mbps", "utilisation",
+                            "loss_rate", "wall_s", "created") if c in df.columns]
+        if args.all_versions:
+            cols.insert(2, "version")
+    missing = [c for c in cols if c not in df.columns]
+    if missing and len(df):
+        print(f"aqmlab: error: unknown column(s) {missing}", file=sys.stderr)
+        return 2
+    with pd.option_context("display.width", 200, "display.max_columns", 30,
+                           "display.max_colwidth", 60):
+        print(df[[c for c in cols if c in df.columns]].to_string(index=False, max_rows=200))
+    print(f"{len(df)} run(s)", file=sys.stderr)
     return 0
+
+
+def _cmd_export(args: argparse.Namespace) -> int:
+    import pandas as pd  # noqa: PLC0415
+
+    from aqmlab.campaign.store import Store  # noqa: PLC0415
+
+    store = Store(args.data)
+    if args.sweep is not None:
+        from aqmlab.campaign import Sweep  # noqa: PLC0415
+
+        spec = Sweep.load(args.sweep)
+        rows = []
+        for p in spec.points():
+            state, _ = store.check(p.key)
+            row = {**p.columns(), "key": p.key, "status": state}
+            if state == "ok":
+                row.update({k: v for k, v in store.summary(p.key).items() if k not in row})
+            rows.append(row)
+        keys = [r["key"] for r in rows if r["status"] == "ok"]
+        summary = pd.DataFrame(rows)
+    else:
+        summary = store.ls(args.query, failures=args.table == "summary")
+        keys = list(summary.loc[summary["status"] == "ok", "key"]) if len(summary) else []
+    if args.table == "summary":
+        df = summary
+    else:
+        parts = []
+        for key in keys:
+            t = store.load(key).table(args.table)
+            parts.append(t.assign(key=key)[["key", *t.columns]])
+        df = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+    out = args.out or Path(f"{args.table}.{args.format}")
+    _write_table(df, out, args.format)
+    return 0
+
+
+def _cmd_rm(args: argparse.Namespace) -> int:
+    from aqmlab.campaign.store import Store  # noqa: PLC0415
+
+    if not args.query and not args.all:
+        print("aqmlab: error: give a QUERY (or --all to delete every run)", file=sys.stderr)
+        return 2
+    deleted = Store(args.data).delete(None if args.all else args.query,
+                                      all_versions=args.all_versions)
+    print(f"deleted {len(deleted)} run(s)")
+    return 0
+
+
+def _cmd_figures(args: argparse.Namespace) -> int:
+    from aqmlab.figures import estimate, regenerate  # noqa: PLC0415
+
+    if args.dry_run:
+        rows = estimate(args.profile, args.only, args.data)
+        for r in rows:
+            print(f"{r['study']:22s} {r['runs']:5d} runs ({r['new']} not shared with an "
+                  f"earlier study), {r['missing']:5d} not in the store, "
+                  f"~{r['cpu_hours']:.2f} CPU-hours")
+        print(f"total ~{sum(r['cpu_hours'] for r in rows):.1f} CPU-hours to run "
+              f"(estimate from the cost model in aqmlab.studies.common.cost)")
+        return 0
+    report = regenerate(args.profile, args.out, args.workers, args.scheduler, args.only,
+                        args.data)
+    print(report.text())
+    for row in report.failed:
+        print(f"aqmlab: error: notebook {row['study']}: {row['error']}", file=sys.stderr)
+    return 1 if report.failed else 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -85,16 +240,58 @@ def main(argv: list[str] | None = None) -> int:
     v = sub.add_parser("validate", help="check scenario files without simulating")
     v.add_argument("scenario", nargs="+")
     v.set_defaults(fn=_cmd_validate)
-    s = sub.add_parser("show", help="print a saved run")
-    s.add_argument("dir", type=Path)
+    s = sub.add_parser("show", help="print a saved run (a folder, or a key in the store)")
+    s.add_argument("run", help="run folder, or store key (a unique prefix is enough)")
     s.add_argument("--table", default="flows")
+    s.add_argument("--scenario", action="store_true", help="print the scenario as TOML")
+    s.add_argument("--data", "--store", type=Path, default=Path("data"), help="store root")
     s.set_defaults(fn=_cmd_show)
-    f = sub.add_parser("figures", help="regenerate the figures (quick or full profile)")
-    f.add_argument("--profile", choices=("quick", "full"), default="quick")
-    f.add_argument("--out", type=Path, default=Path("figures"))
-    f.add_argument("--data", type=Path, default=Path("data"), help="where runs are stored")
-    f.add_argument("--examples", type=Path, help="folder of scenario files")
-    f.add_argument("--workers", type=int, help="worker processes (default: all cores)")
+    w = sub.add_parser("sweep", help="run a sweep file; only runs missing from the store")
+    w.add_argument("sweep", type=Path, help="sweep file (.toml)")
+    w.add_argument("--data", "--out", type=Path, default=Path("data"), dest="data",
+                   help="store root (default: data)")
+    w.add_argument("--workers", type=int, help="local worker processes (default: all cores)")
+    w.add_argument("--scheduler", help="Dask scheduler address, e.g. tcp://host:8786")
+    w.add_argument("--timeout", type=float, help="wall-clock limit per run, seconds")
+    w.add_argument("--retry-failed", action="store_true", help="re-run recorded failures")
+    w.add_argument("--table", type=Path, help="also write the tidy table (.csv or .parquet)")
+    w.add_argument("--no-progress", action="store_true", help="no progress bar")
+    w.set_defaults(fn=_cmd_sweep)
+    ls = sub.add_parser("ls", help="list stored runs (optionally matching a query)")
+    ls.add_argument("query", nargs="?", help="key prefix or pandas query, e.g. "
+                    "\"`traffic[0].flows` == 10 and seed == 1\"")
+    ls.add_argument("--data", "--store", type=Path, default=Path("data"), help="store root")
+    ls.add_argument("--columns", help="comma-separated columns to print")
+    ls.add_argument("--all-versions", action="store_true", help="include older versions")
+    ls.add_argument("--verify", action="store_true", help="check every file's checksum")
+    ls.set_defaults(fn=_cmd_ls)
+    e = sub.add_parser("export", help="write stored runs as one CSV or Parquet table")
+    e.add_argument("query", nargs="?", help="key prefix or pandas query (default: all)")
+    e.add_argument("--format", choices=("csv", "parquet"), default="csv")
+    e.add_argument("--table", default="summary",
+                   help="summary (one row per run) or flows|queues|links|queue_ts")
+    e.add_argument("--sweep", type=Path, help="export exactly this sweep's runs, in order")
+    e.add_argument("--out", type=Path, help="output file (default: TABLE.FORMAT)")
+    e.add_argument("--data", "--store", type=Path, default=Path("data"), help="store root")
+    e.set_defaults(fn=_cmd_export)
+    d = sub.add_parser("rm", help="delete stored runs matching a query")
+    d.add_argument("query", nargs="?")
+    d.add_argument("--all", action="store_true", help="delete every run of this version")
+    d.add_argument("--all-versions", action="store_true", help="include older versions")
+    d.add_argument("--data", "--store", type=Path, default=Path("data"), help="store root")
+    d.set_defaults(fn=_cmd_rm)
+    f = sub.add_parser("figures", help="run the study notebooks (tiny, quick or full profile)")
+    f.add_argument("--profile", choices=("tiny", "quick", "full"), default="quick")
+    f.add_argument("--out", type=Path, default=Path("figures"),
+                   help="figures, claims and executed notebooks (default: figures)")
+    f.add_argument("--data", "--store", type=Path, default=Path("data"), dest="data",
+                   help="run store (default: data)")
+    f.add_argument("--workers", type=int, help="local worker processes (default: all cores)")
+    f.add_argument("--scheduler", help="Dask scheduler address, e.g. tcp://host:8786")
+    f.add_argument("--only", action="append", metavar="STUDY",
+                   help="run only this study (repeatable), e.g. --only ecn_bulk")
+    f.add_argument("--dry-run", action="store_true",
+                   help="print the runs and estimated CPU-hours per study; run nothing")
     f.set_defaults(fn=_cmd_figures)
     args = p.parse_args(argv)
     try:

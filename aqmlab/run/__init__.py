@@ -32,3 +32,14 @@ def as_scenario(scenario: Scenario | dict | str) -> Scenario:
     if isinstance(scenario, dict):
         return Scenario.from_dict(scenario)
     return Scenario.load(scenario)
+
+
+class _CallableModule(__import__("types").ModuleType):
+    """``aqmlab.run`` is both this package and the function: importing a submodule binds the
+    package as ``aqmlab.run``, so the package itself must be callable."""
+
+    def __call__(self, *args, **kwargs) -> Results:
+        return run(*args, **kwargs)
+
+
+__import__("sys").modules[__name__].__class__ = _CallableModule

@@ -13,6 +13,7 @@ def test_import_aqmlab_and_scenarios_never_imports_ns3():
         "import sys, aqmlab\n"
         "from aqmlab.scenario import Scenario\n"
         "import aqmlab.plan, aqmlab.ns3.mapping, aqmlab.results.results, aqmlab.cli\n"
+        "import aqmlab.campaign, aqmlab.run.pool\n"
         "sc = aqmlab.Scenario.load(sys.argv[1]); aqmlab.plan.make_plan(sc)\n"
         "bad = [m for m in ('cppyy', 'ns', 'libcppyy') if m in sys.modules]\n"
         "print(','.join(bad))\n"

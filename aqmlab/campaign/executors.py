@@ -1,0 +1,196 @@
+"""Where a sweep's runs execute: local worker processes, or a Dask cluster.
+
+Both executors take the runs in the order given (the sweep sorts them longest-first) and
+yield one :class:`~aqmlab.run.pool.Outcome` per run as runs finish, never raising for a
+run that crashed or timed out: the outcome says so. Results travel back to the calling
+process, which alone writes the store.
+
+* :class:`LocalExecutor` wraps a :class:`~aqmlab.run.pool.WorkerPool`: fresh worker
+  processes that import ns-3 once and run many simulations with a full reset. It can be
+  kept open and reused by several sweeps (warm workers).
+* :class:`DaskExecutor` submits every run to a ``distributed`` scheduler. Each Dask worker
+  runs simulations in a one-process ``WorkerPool`` of its own, so an ns-3 abort or a
+  timeout kills that child, not the Dask worker: the run comes back as ``crashed`` or
+  ``timeout`` with its stderr tail, and the worker goes on. If a Dask worker dies anyway
+  (``KilledWorker``, lost connection), the run is recorded as ``crashed``.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from aqmlab.run.pool import Outcome, WorkerPool
+from aqmlab.scenario import Scenario
+
+__all__ = ["DaskExecutor", "Job", "LocalExecutor", "dask_task"]
+
+
+@dataclass
+class Job:
+    """One run to execute: its key, scenario, wall-clock limit and expected cost."""
+
+    key: str
+    scenario: Scenario
+    timeout: float | None = None
+    cost: float = 0.0
+
+
+class LocalExecutor:
+    """``workers`` local processes (all cores by default); reusable until :meth:`close`.
+
+    ``start="fork"`` forks the workers from one warm process, ``"spawn"`` starts each as a
+    fresh interpreter (see :mod:`aqmlab.run.pool`)."""
+
+    def __init__(self, workers: int | None = None, *, start: str = "fork", warm: bool = True,
+                 env: dict[str, str] | None = None) -> None:
+        self.workers = workers
+        self.start = start
+        self.warm = warm
+        self.env = env
+        self._pool: WorkerPool | None = None
+
+    def __repr__(self) -> str:
+        return f"LocalExecutor(workers={self.workers})"
+
+    @property
+    def pool(self) -> WorkerPool:
+        if self._pool is None:
+            self._pool = WorkerPool(self.workers, start=self.start, warm=self.warm,
+                                    env=self.env)
+        return self._pool
+
+    def run(self, jobs: Iterable[Job], heartbeat: float = 1.0) -> Iterator[Outcome | None]:
+        """Yield each job's Outcome as it finishes (and None every ``heartbeat`` s)."""
+        jobs = list(jobs)
+        if not jobs:
+            return
+        pool = self.pool
+        for job in jobs:
+            pool.submit(job.key, job.scenario.to_dict(), job.timeout)
+        done = False
+        try:
+            while pool.pending:
+                outcomes = pool.poll(heartbeat)
+                yield from outcomes
+                if not outcomes:
+                    yield None
+            done = True
+        finally:
+            if not done:  # interrupted or failed: runs in flight are abandoned
+                self.close()
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.close()
+            self._pool = None
+
+    def __enter__(self) -> LocalExecutor:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class DaskExecutor:
+    """Runs on a ``distributed`` cluster: ``scheduler`` is an address or a ``Client``."""
+
+    def __init__(self, scheduler: Any) -> None:
+        self.scheduler = scheduler
+        self._client: Any = None
+        self._own = False
+
+    def __repr__(self) -> str:
+        return f"DaskExecutor({self.scheduler!r})"
+
+    @property
+    def client(self) -> Any:
+        if self._client is None:
+            from distributed import Client  # noqa: PLC0415
+
+            if isinstance(self.scheduler, Client):
+                self._client = self.scheduler
+            else:
+                self._client = Client(self.scheduler, set_as_default=False)
+                self._own = True
+        return self._client
+
+    def run(self, jobs: Iterable[Job], heartbeat: float = 1.0) -> Iterator[Outcome | None]:
+        """Submit every job (earlier jobs get higher priority); yield outcomes as they come."""
+        jobs = list(jobs)
+        if not jobs:
+            return
+        client = self.client
+        futures = {}
+        for rank, job in enumerate(jobs):
+            fut = client.submit(dask_task, job.key, job.scenario.to_dict(), job.timeout,
+                                key=f"aqmlab-{job.key}-{uuid.uuid4().hex[:8]}", pure=False,
+                                retries=0, priority=len(jobs) - rank)
+            futures[fut] = job
+        remaining = dict(futures)
+        done = False
+        try:
+            last = time.monotonic()
+            while remaining:
+                finished = [f for f in remaining if f.done()]
+                for fut in finished:
+                    yield _outcome(fut, remaining.pop(fut))
+                    last = time.monotonic()
+                if not finished:
+                    if time.monotonic() - last >= heartbeat:
+                        yield None
+                        last = time.monotonic()
+                    time.sleep(0.05)
+            done = True
+        finally:
+            if not done:
+                client.cancel(list(remaining))
+
+    def close(self) -> None:
+        if self._client is not None and self._own:
+            self._client.close()
+        self._client = None
+
+    def __enter__(self) -> DaskExecutor:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _outcome(fut: Any, job: Job) -> Outcome:
+    try:
+        out = fut.result()
+    except BaseException as err:  # noqa: BLE001 - KilledWorker, CancelledError, comm errors
+        if isinstance(err, (KeyboardInterrupt, SystemExit)):
+            raise
+        name = type(err).__name__
+        return Outcome(job.key, "crashed",
+                       error=f"the Dask worker running this run failed ({name}: {err})")
+    out.job_id = job.key
+    return out
+
+
+# -- inside a Dask worker --------------------------------------------------------------------
+
+_local = threading.local()
+
+
+def dask_task(key: str, scenario: dict, timeout: float | None) -> Outcome:
+    """Run one simulation in this Dask worker's own child process; return its Outcome.
+
+    Each worker thread keeps one warm child process for all its runs; a crash or timeout
+    replaces the child, never the Dask worker.
+    """
+    pool = getattr(_local, "pool", None)
+    if pool is None:
+        pool = _local.pool = WorkerPool(1)
+    pool.submit(key, scenario, timeout)
+    while True:
+        outcomes = pool.poll(None)
+        if outcomes:
+            return outcomes[0]

@@ -1,0 +1,172 @@
+"""Execute the study notebooks with papermill (``make figures`` / ``aqmlab figures``).
+
+:func:`run_notebook` executes one notebook of ``notebooks/`` with its parameters into an
+output folder and raises :class:`NotebookError` naming the failing cell and the error.
+:func:`regenerate` runs every study: it first plans the runs of all notebooks and executes
+the missing ones through one executor, longest first (local workers or a Dask scheduler;
+runs shared by several studies run once), then executes each notebook, which finds its runs
+in the store, and writes the executed copy to ``<out>/<study>/<study>.ipynb`` beside its
+figures and ``claims.csv``.
+
+Kernels: the notebooks run on the kernel named ``python3`` of *this* interpreter
+(jupyter_client replaces the spec's ``python`` with ``sys.executable``), so the venv that
+runs ``aqmlab figures`` is the one that executes them.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import tempfile
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from aqmlab.errors import AqmlabError
+from aqmlab.studies import STUDIES, common, load_study
+from aqmlab.studies.claims import ClaimTable
+
+__all__ = ["NOTEBOOKS", "NotebookError", "run_notebook", "regenerate", "plan", "notebook_path"]
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = ROOT / "notebooks"
+KERNEL = "python3"
+
+
+class NotebookError(AqmlabError):
+    """A notebook failed: names the notebook, the cell and the error."""
+
+
+def notebook_path(name: str) -> Path:
+    path = NOTEBOOKS / f"{name}.ipynb"
+    if not path.exists():
+        raise NotebookError(f"no notebook {path} (studies: {', '.join(STUDIES)})")
+    return path
+
+
+def run_notebook(name: str, profile: str = "quick", out: str | Path = "figures",
+                 store: str | Path = "data", workers: int | None = None,
+                 scheduler: str | None = None, log_output: bool = False,
+                 **params: Any) -> Path:
+    """Execute ``notebooks/<name>.ipynb`` with papermill into ``out/<name>/<name>.ipynb``.
+
+    Parameters go to the notebook's ``parameters`` cell (``profile``, ``out``, ``store``,
+    ``workers``, ``scheduler`` and any of its own, e.g. ``seeds``); unknown names are
+    rejected before anything runs. A failing cell raises NotebookError with its number,
+    the exception and the executed notebook's path (kept, for inspection)."""
+    import papermill as pm  # noqa: PLC0415
+
+    src = notebook_path(name)
+    folder = Path(out).resolve() / name
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / f"{name}.ipynb"
+    declared = pm.inspect_notebook(str(src))
+    values = {"profile": profile, "out": str(folder), "store": str(Path(store).resolve()),
+              "workers": workers, "scheduler": scheduler, **params}
+    unknown = sorted(set(values) - set(declared))
+    if unknown:
+        raise NotebookError(f"{name}: unknown parameter(s) {unknown}; the notebook declares "
+                            f"{sorted(declared)}")
+    with tempfile.TemporaryDirectory(prefix="aqmlab-nb-") as cwd:  # small cwd (ns-3 loader)
+        try:
+            pm.execute_notebook(str(src), str(target), parameters=values, kernel_name=KERNEL,
+                                cwd=cwd, log_output=log_output, progress_bar=False,
+                                report_mode=False)
+        except pm.PapermillExecutionError as err:
+            raise NotebookError(
+                f"{name}: cell {err.exec_count} (index {err.cell_index}) failed: "
+                f"{err.ename}: {err.evalue} (executed notebook: {target})") from None
+    return target
+
+
+@dataclass
+class Report:
+    """What :func:`regenerate` did: per study the executed notebook, wall time, claim
+    counts or the error."""
+
+    profile: str
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    runs: dict[str, int] = field(default_factory=dict)
+    wall_s: float = 0.0
+
+    @property
+    def failed(self) -> list[dict[str, Any]]:
+        return [r for r in self.rows if r.get("error")]
+
+    def text(self) -> str:
+        lines = [f"profile {self.profile}: runs {self.runs}"]
+        for r in self.rows:
+            if r.get("error"):
+                lines.append(f"  {r['study']:22s} FAILED after {r['wall_s']:.0f} s: {r['error']}")
+            else:
+                c = r.get("claims", {})
+                lines.append(f"  {r['study']:22s} {r['wall_s']:6.0f} s  claims {c.get('claims', 0)}:"
+                             f" {c.get('yes', 0)} yes, {c.get('no', 0)} no, "
+                             f"{c.get('not tested', 0)} not tested, {c.get('no data', 0)} no data")
+        lines.append(f"total {self.wall_s:.0f} s")
+        return "\n".join(lines)
+
+
+def plan(studies: Iterable[str], profile: str, store: str | Path = "data") -> list[Any]:
+    """The sweeps (campaign ``Sweep`` specs) every study of ``studies`` would run."""
+    ctx = common.context(store=store, plan_only=True, progress=False)
+    for name in studies:
+        mod = load_study(name)
+        mod.run(mod.profile(profile), ctx)
+    return ctx.specs
+
+
+def regenerate(profile: str = "quick", out: str | Path = "figures", store: str | Path = "data",
+               workers: int | None = None, scheduler: str | None = None,
+               only: Sequence[str] | None = None, prefetch: bool = True,
+               log_output: bool = False) -> Report:
+    """Run every study notebook (or ``only`` these) in ``profile`` into ``out``.
+
+    With ``prefetch`` the runs of all selected studies execute first through one executor
+    (longest first); the notebooks then read them from the store. A failing notebook is
+    reported (cell and error) and the others still run; the report is written to
+    ``out/report.json``."""
+
+    t0 = time.perf_counter()
+    modules = {v: k for k, v in STUDIES.items()}
+    names = [modules.get(n, n) for n in only] if only else list(STUDIES)
+    for n in names:
+        if n not in STUDIES:
+            raise NotebookError(f"unknown study {n!r}; studies: {', '.join(STUDIES)}")
+    report = Report(profile)
+    if prefetch:
+        specs = plan(names, profile, store)
+        with common.context(store=store, workers=workers, scheduler=scheduler) as ctx:
+            print(f"{len(names)} studies, profile {profile}: running what the store lacks",
+                  file=sys.stderr, flush=True)
+            report.runs = common.prefetch(ctx, specs)
+        print(f"runs: {report.runs}", file=sys.stderr, flush=True)
+    for name in names:
+        t1 = time.perf_counter()
+        row: dict[str, Any] = {"study": name}
+        try:
+            path = run_notebook(name, profile, out, store, workers, scheduler,
+                                log_output=log_output)
+            row["notebook"] = str(path)
+            claims = path.parent / "claims.csv"
+            if claims.exists():
+                df = ClaimTable.read(claims)
+                verdicts = list(df["reproduced"])
+                row["claims"] = {"claims": len(df), "yes": verdicts.count("yes"),
+                                 "no": verdicts.count("no"),
+                                 "not tested": verdicts.count("not tested in this profile"),
+                                 "no data": verdicts.count("no data")}
+        except Exception as err:  # noqa: BLE001 - report and go on with the next notebook
+            row["error"] = str(err)
+        row["wall_s"] = time.perf_counter() - t1
+        report.rows.append(row)
+        status = "FAILED: " + row["error"] if "error" in row else "ok"
+        print(f"{name}: {row['wall_s']:.0f} s, {status}", file=sys.stderr, flush=True)
+    report.wall_s = time.perf_counter() - t0
+    Path(out).mkdir(parents=True, exist_ok=True)
+    (Path(out) / "report.json").write_text(json.dumps(
+        {"profile": profile, "runs": report.runs, "wall_s": report.wall_s,
+         "studies": report.rows}, indent=2) + "\n")
+    return report

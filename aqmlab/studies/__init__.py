@@ -1,0 +1,56 @@
+"""The seven studies: thin notebooks over these modules (runs through the sweep API, figures
+in one style with their data, and the papers' checkable claims).
+
+Each study module has ``STUDY``, ``TITLE``, ``profile(name, **overrides)``, ``run(profile,
+ctx)`` returning tidy frames, ``FIGURES`` (functions ``(data, out) -> Figure``) and
+``claims(data, profile) -> ClaimTable``. :func:`execute` runs a whole study without a
+notebook (what the notebooks do, cell by cell).
+"""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+__all__ = ["STUDIES", "load_study", "execute"]
+
+#: Study name -> module, in the order ``aqmlab figures`` runs them.
+STUDIES = {
+    "tail_drop_tuning": "tail_drop",
+    "red_parameter_search": "red_search",
+    "ecn_sack_web": "ecn_sack_web",
+    "ecn_bulk": "ecn_bulk",
+    "many_flows_regimes": "many_flows",
+    "multiple_bottlenecks": "multiple_bottlenecks",
+    "beyond_the_papers": "beyond",
+}
+
+
+def load_study(name: str) -> ModuleType:
+    """The module of a study, by notebook name ("tail_drop_tuning") or module name."""
+    module = STUDIES.get(name, name)
+    if module not in STUDIES.values():
+        raise KeyError(f"unknown study {name!r}; studies: {', '.join(STUDIES)}")
+    return importlib.import_module(f"aqmlab.studies.{module}")
+
+
+def execute(name: str, profile: str = "quick", out: str | Path = "figures",
+            store: Any = "data", workers: int | None = None, scheduler: str | None = None,
+            progress: bool = False, **overrides: Any) -> Any:
+    """Run study ``name`` end to end (runs, figures, claims) without a notebook; returns
+    its ClaimTable. Figures and ``claims.csv`` go to ``out/<notebook name>/``."""
+    from aqmlab.studies.common import context  # noqa: PLC0415
+
+    mod = load_study(name)
+    nb = next((k for k, v in STUDIES.items() if v == mod.__name__.rsplit(".", 1)[1]), name)
+    folder = Path(out) / nb
+    p = mod.profile(profile, **overrides)
+    with context(store=store, workers=workers, scheduler=scheduler, progress=progress) as ctx:
+        data = mod.run(p, ctx)
+    for fig in mod.FIGURES:
+        fig(data, folder)
+    table = mod.claims(data, p)
+    table.save(folder / "claims.csv")
+    return table

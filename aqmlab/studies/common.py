@@ -1,0 +1,422 @@
+"""What every study shares: running arms of scenarios through the sweep API, and reducing
+each run to small tidy frames (response-time statistics and CDFs, queues, flows).
+
+A study never loops over simulations itself: it describes *arms* (a label and the dotted
+changes that make it from a base scenario) and axes, and :meth:`Context.sweep` turns them
+into one :func:`aqmlab.sweep` call (a ``zip`` axis of labels and changes, plus a ``grid``),
+so runs are cached in the content-addressed store, resumed after a kill, spread over local
+workers or a Dask cluster. Arms are labelled through the scenario ``name``: a scenario that
+two studies share (same name and settings) runs once.
+
+Reductions keep the notebooks light at paper scale: a run of 250,000 responses becomes a
+one-row statistics frame and a CDF on a fixed grid of response times.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from aqmlab.scenario import Scenario
+
+__all__ = ["Context", "context", "prefetch", "cost", "PlannedSweep", "arms_zip", "collect", "web_stats", "web_cdf", "cdf_grid",
+           "CDF_GRID_MS", "mean_cdf", "crossings", "share_faster", "get_path", "EXAMPLES",
+           "example", "pct"]
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+#: Response-time grid (ms) on which every CDF is evaluated: 1 ms steps to 2 s, 10 ms to
+#: 20 s, then logarithmic to 1000 s.
+CDF_GRID_MS = np.unique(np.concatenate([
+    np.arange(0, 2000, 1.0), np.arange(2000, 20000, 10.0),
+    np.round(np.logspace(np.log10(20000), 6, 60))]))
+
+
+def example(name: str) -> Scenario:
+    """A scenario of ``examples/`` by file stem (calibration paths resolved)."""
+    return Scenario.load(EXAMPLES / f"{name}.toml")
+
+
+def pct(x: float) -> float:
+    return float(x) * 100.0
+
+
+def get_path(d: Any, path: str) -> Any:
+    """The value at a dotted path ("traffic[0].rate") of a scenario dict."""
+    from aqmlab.scenario.spec import _parse_path  # noqa: PLC0415
+
+    cur = d
+    for tok in _parse_path(path):
+        cur = cur[tok]
+    return cur
+
+
+# -- running -----------------------------------------------------------------------------------
+
+
+@dataclass
+class Context:
+    """Where a study's runs go: the store, local workers or a Dask scheduler. One executor
+    is kept open for every sweep of the study (warm workers); :meth:`close` ends it."""
+
+    store: Any = "data"
+    workers: int | None = None
+    scheduler: str | None = None
+    progress: bool = True
+    timeout: float | None = None
+    plan_only: bool = False
+    _executor: Any = field(default=None, repr=False)
+    sweeps: list = field(default_factory=list, repr=False)
+    specs: list = field(default_factory=list, repr=False)
+
+    def __post_init__(self) -> None:
+        from aqmlab.campaign import Store  # noqa: PLC0415
+
+        if not isinstance(self.store, Store):
+            self.store = Store(self.store)
+
+    @property
+    def executor(self) -> Any:
+        if self._executor is None:
+            from aqmlab.campaign import DaskExecutor, LocalExecutor  # noqa: PLC0415
+
+            self._executor = (DaskExecutor(self.scheduler) if self.scheduler
+                              else LocalExecutor(self.workers))
+        return self._executor
+
+    def sweep(self, base: Scenario, *, name: str, arms: Mapping[str, Mapping] | None = None,
+              grid: Mapping[str, Sequence] | None = None, zip: Mapping | None = None,
+              seeds: Sequence[int] = (1,)) -> Any:
+        """Run ``base`` x ``arms`` x ``grid`` x ``seeds`` (only what the store lacks) and
+        return the :class:`~aqmlab.campaign.SweepResult`. ``arms`` maps a label (it becomes
+        the scenario ``name``, column ``name``) to its dotted changes."""
+        from aqmlab.campaign import Sweep, sweep  # noqa: PLC0415
+
+        zips = []
+        if arms:
+            zips.append(arms_zip(base, arms))
+        if zip:
+            zips.append(dict(zip))
+        spec = Sweep(base=base, grid=dict(grid or {}), zip=zips, seeds=list(seeds), name=name)
+        self.specs.append(spec)
+        if self.plan_only:
+            return PlannedSweep(spec, self.store)
+        res = sweep(spec, store=self.store, executor=self.executor, progress=self.progress,
+                    timeout=self.timeout)
+        if len(res.failed):
+            bad = res.failed[["key", "status", "error"]].to_string(index=False)
+            print(f"{name}: {len(res.failed)} run(s) failed and are left out:\n{bad}")
+        self.sweeps.append(res)
+        return res
+
+    def close(self) -> None:
+        if self._executor is not None:
+            self._executor.close()
+            self._executor = None
+
+    def __enter__(self) -> Context:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class PlannedSweep:
+    """What :meth:`Context.sweep` returns when only planning: the spec, no runs."""
+
+    def __init__(self, spec: Any, store: Any) -> None:
+        self.sweep = spec
+        self.store = store
+        self.table = pd.DataFrame(columns=[*spec.param_columns, "key", "status"])
+        self.ok = self.table
+        self.failed = self.table
+
+
+def cost(scenario: Scenario) -> float:
+    """Expected CPU-seconds of a run on this machine class (2-core KVM, ns-3.44 wheel),
+    used to order runs longest-first and to estimate CPU-hours. Measured orders of
+    magnitude per simulated second and Mb/s of bottleneck: Mah browsing ~0.15 (1.9 CPU-s/s
+    at 10 Mb/s in the start-up overload, ~0.15 with 60-s think times), PackMime ~0.07
+    (0.33-0.83 at 80 % drop-tail, 0.63 with ARED+ECN), bulk ~0.004 plus 2e-4 per flow; a parking
+    lot counts up to three congested hops."""
+    from aqmlab.scenario import Mah, PackMime, ParkingLot, Transfers  # noqa: PLC0415
+
+    topo = scenario.topology
+    mbps = topo.bottleneck_rate_bps / 1e6
+    hops = min(topo.hops, 3) if isinstance(topo, ParkingLot) else 1
+    groups = scenario.traffic
+    if any(isinstance(g, Mah) for g in groups):
+        cap = next(g.think_cap_s for g in groups if isinstance(g, Mah))
+        per = 0.015 if cap is not None and cap <= 120 else 0.12
+    elif any(isinstance(g, PackMime) for g in groups):
+        per = 0.07
+    else:
+        per = 0.004
+    if mbps > 20:  # an uncongested (calibration-like) network: traffic, not capacity, counts
+        mbps = 10.0
+    duration = scenario.run.duration_s
+    if scenario.run.stop_when_done and all(isinstance(g, Transfers) for g in groups):
+        total = sum(sum(g.sizes_bytes) for g in groups)  # ends when the last one completes
+        duration = min(duration, 1.2 * total * 8 / topo.bottleneck_rate_bps)
+    return duration * (per * mbps * hops + 2e-4 * scenario.n_flows) + 1.0
+
+
+def prefetch(ctx: Context, specs: Sequence[Any] | None = None,
+             progress: bool = True) -> dict[str, int]:
+    """Run every point of ``specs`` (default: those ``ctx`` planned) that the store lacks,
+    all through one executor, longest first: no idle worker between sweeps and no run done
+    twice when several studies share it. Returns counts (total, cached, ran, failed)."""
+    from aqmlab.campaign import Job  # noqa: PLC0415
+
+    specs = ctx.specs if specs is None else specs
+    points: dict[str, Any] = {}
+    for spec in specs:
+        for p in spec.points():
+            points.setdefault(p.key, p)
+    st = ctx.store
+    jobs, cached, failed = [], 0, 0
+    for key, p in points.items():
+        if st.check(key)[0] == "ok":
+            cached += 1
+            continue
+        if st.failure(key) is not None:
+            failed += 1
+            continue
+        jobs.append(Job(key, p.scenario, ctx.timeout, cost(p.scenario)))
+    jobs.sort(key=lambda j: -j.cost)
+    counts = {"total": len(points), "cached": cached, "ran": 0, "failed": failed,
+              "expected_cpu_s": round(sum(j.cost for j in jobs))}
+    bar = None
+    if progress and jobs:
+        from tqdm.auto import tqdm  # noqa: PLC0415
+
+        bar = tqdm(total=len(jobs), desc="runs", unit="run", dynamic_ncols=True)
+    try:
+        for out in ctx.executor.run(jobs):
+            if out is None:
+                continue
+            p = points[out.job_id]
+            if out.ok:
+                st.put(out.results, params=p.columns())
+            else:
+                st.record_failure(p.scenario, out.status, out.error, out.stderr,
+                                  params=p.columns(), timeout=ctx.timeout, wall_s=out.wall_s)
+                counts["failed"] += 1
+                print(f"run {p.key} ({p.scenario.name}) {out.status}: {out.error}")
+            counts["ran"] += 1
+            if bar is not None:
+                bar.update(1)
+    finally:
+        if bar is not None:
+            bar.close()
+    return counts
+
+
+def context(store: Any = "data", workers: int | None = None, scheduler: str | None = None,
+            progress: bool = True, timeout: float | None = None,
+            plan_only: bool = False) -> Context:
+    """A :class:`Context` for a study's runs (``plan_only``: record the sweeps, run none)."""
+    return Context(store=store, workers=workers, scheduler=scheduler or None,
+                   progress=progress, timeout=timeout, plan_only=plan_only)
+
+
+def arms_zip(base: Scenario, arms: Mapping[str, Mapping[str, Any]]) -> dict[str, list]:
+    """A sweep ``zip`` group moving the arms' labels (as ``name``) and changes together.
+    A path an arm does not change takes the base scenario's value."""
+    d = base.to_dict()
+    paths: list[str] = []
+    for changes in arms.values():
+        for p in changes:
+            if p not in paths and p != "name":
+                paths.append(p)
+    group: dict[str, list] = {"name": list(arms)}
+    for p in paths:
+        values = []
+        for changes in arms.values():
+            if p in changes:
+                values.append(changes[p])
+            else:
+                try:
+                    values.append(get_path(d, p))
+                except (KeyError, IndexError, TypeError):
+                    values.append(None)
+        group[p] = values
+    return group
+
+
+def collect(sw: Any, fn: Callable[[Any], pd.DataFrame | Mapping[str, Any]],
+            columns: Iterable[str] | None = None) -> pd.DataFrame:
+    """Apply ``fn`` to the Results of every successful run of sweep result ``sw`` and
+    concatenate, each part prefixed with the run's parameter columns (``name``, swept
+    paths, ``seed``) and ``key``. ``fn`` returns a frame or a dict (one row)."""
+    cols = list(columns) if columns is not None else [
+        c for c in sw.sweep.param_columns if c in sw.table.columns]
+    parts = []
+    for _, row in sw.ok.iterrows():
+        res = sw.store.load(row["key"])
+        out = fn(res)
+        frame = pd.DataFrame([out]) if isinstance(out, Mapping) else out
+        if frame is None or len(frame) == 0:
+            continue
+        frame = frame.copy()
+        for c in reversed(["key", *cols]):
+            if c in frame.columns:
+                frame = frame.drop(columns=c)
+            frame.insert(0, c, row[c])
+        parts.append(frame)
+    if not parts:
+        return pd.DataFrame()
+    return pd.concat(parts, ignore_index=True)
+
+
+# -- web reductions ----------------------------------------------------------------------------
+
+
+def measured_requests(res: Any, group: int | None = 0, min_bytes: int | None = None,
+                      max_bytes: int | None = None) -> pd.DataFrame:
+    """The requests that started after the warm-up (of web ``group``; None = all groups),
+    optionally restricted to responses of ``min_bytes`` < size <= ``max_bytes``."""
+    q = res.requests
+    if len(q) == 0:
+        return q
+    q = q[q.after_warmup]
+    if group is not None:
+        q = q[q.group == group]
+    if min_bytes is not None:
+        q = q[q.response_bytes > min_bytes]
+    if max_bytes is not None:
+        q = q[q.response_bytes <= max_bytes]
+    return q
+
+
+def web_stats(res: Any, group: int | None = 0, min_bytes: int | None = None) -> dict[str, Any]:
+    """One row of response-time statistics and the bottleneck's numbers for a web run.
+
+    Response times are of the responses started after the warm-up that completed
+    (Christiansen's and Weigle's convention); ``i1..i4`` are the % of them in [0, 1] s,
+    (1, 2] s, (2, 3] s and > 3 s; ``completed_pct`` the % of started responses that
+    completed before the end."""
+    q = measured_requests(res, group, min_bytes)
+    done = q[q.completed]
+    rt = done.response_time_s.to_numpy() * 1000.0
+    s = res.summary.iloc[0]
+    queues = res.queues
+    main = queues.iloc[0] if len(queues) else None
+    n = len(rt)
+
+    def share(lo: float, hi: float) -> float:
+        return float(((rt > lo) & (rt <= hi)).sum() / n * 100) if n else math.nan
+
+    row = {
+        "responses": int(len(q)),
+        "completed": int(n),
+        "completed_pct": float(n / len(q) * 100) if len(q) else math.nan,
+        "median_ms": float(np.median(rt)) if n else math.nan,
+        "mean_ms": float(rt.mean()) if n else math.nan,
+        "p90_ms": float(np.percentile(rt, 90)) if n else math.nan,
+        "i1": share(-1, 1000), "i2": share(1000, 2000), "i3": share(2000, 3000),
+        "i4": share(3000, math.inf),
+        "retx_pct": float(q.retransmitted.mean() * 100) if len(q) else math.nan,
+        "drop_flows_pct": float(q.saw_drop.mean() * 100) if len(q) else math.nan,
+        "timeout_pct": float(q["timeout"].mean() * 100) if len(q) else math.nan,
+        "utilisation": float(s.get("utilisation", math.nan)),
+        "loss_pct": pct(s.get("loss_rate", math.nan)),
+        "mark_pct": pct(s.get("mark_rate", math.nan)),
+        "avg_qlen_pkts": float(s.get("avg_qlen_pkts", math.nan)),
+        "max_qlen_pkts": float(s.get("max_qlen_pkts", math.nan)),
+        "throughput_mbps": float(res.links.iloc[0].utilisation * res.links.iloc[0].rate_bps
+                                 / 1e6) if len(res.links) else math.nan,
+        "measured_s": float(s.measured_s),
+    }
+    if main is not None:
+        row["forced_drops"] = int(main.forced_drops)
+        row["unforced_drops"] = int(main.unforced_drops)
+    if len(res.links) > 1:
+        row["reverse_utilisation"] = float(res.links.iloc[1].utilisation)
+    return row
+
+
+def cdf_grid(values_ms: np.ndarray, grid: np.ndarray = CDF_GRID_MS,
+             total: int | None = None) -> np.ndarray:
+    """Empirical CDF of ``values_ms`` at the grid points; the denominator is ``total``
+    (default: the number of values)."""
+    v = np.sort(np.asarray(values_ms, float))
+    n = total if total is not None else len(v)
+    if n == 0:
+        return np.full(len(grid), np.nan)
+    return np.searchsorted(v, grid, side="right") / n
+
+
+def web_cdf(res: Any, group: int | None = 0, min_bytes: int | None = None,
+            max_bytes: int | None = None, grid: np.ndarray = CDF_GRID_MS) -> pd.DataFrame:
+    """Response-time CDF and CCDF on ``grid`` (ms) of the completed measured responses."""
+    q = measured_requests(res, group, min_bytes, max_bytes)
+    rt = q.response_time_s[q.completed].to_numpy() * 1000.0
+    f = cdf_grid(rt, grid)
+    return pd.DataFrame({"response_time_ms": grid, "cdf": f, "ccdf": 1.0 - f,
+                         "n": len(rt)})
+
+
+def mean_cdf(cdfs: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:
+    """Average CDFs over seeds (equal weight per seed) within each group of ``by``."""
+    keys = [*by, "response_time_ms"]
+    out = cdfs.groupby(keys, sort=False, dropna=False)[["cdf", "ccdf"]].mean().reset_index()
+    return out
+
+
+def crossings(t: np.ndarray, fa: np.ndarray, fb: np.ndarray,
+              t_min: float = 0.0, t_max: float = math.inf) -> list[tuple[float, float]]:
+    """Points (t, F) where CDF ``fa`` crosses ``fb`` (sign changes of fa - fb) within
+    [t_min, t_max]; F is the mean of the two CDFs there. Runs of equal values are skipped."""
+    t = np.asarray(t, float)
+    d = np.asarray(fa, float) - np.asarray(fb, float)
+    sel = (t >= t_min) & (t <= t_max) & np.isfinite(d)
+    t, d = t[sel], d[sel]
+    fa, fb = np.asarray(fa, float)[sel], np.asarray(fb, float)[sel]
+    nz = np.flatnonzero(np.abs(d) > 1e-9)
+    out = []
+    for i, j in zip(nz, nz[1:], strict=False):
+        if np.sign(d[i]) != np.sign(d[j]):
+            # linear interpolation between the two non-zero samples
+            w = abs(d[i]) / (abs(d[i]) + abs(d[j]))
+            tc = t[i] + w * (t[j] - t[i])
+            fc = 0.5 * (np.interp(tc, t, fa) + np.interp(tc, t, fb))
+            out.append((float(tc), float(fc)))
+    return out
+
+
+def share_faster(t: np.ndarray, fa: np.ndarray, fb: np.ndarray, q_lo: float = 0.0,
+                 q_hi: float = 1.0) -> float:
+    """The fraction of quantile levels in (q_lo, q_hi) at which A's response time is lower
+    than B's (A's CDF is to the left): Christiansen's "about 70 % of requests experience
+    better response times" and Weigle's "better for nearly 75 % of responses"."""
+    levels = np.linspace(q_lo, q_hi, 201)[1:-1]
+    ta = _quantiles(t, fa, levels)
+    tb = _quantiles(t, fb, levels)
+    return float((ta < tb).mean())
+
+
+def _quantiles(t: np.ndarray, f: np.ndarray, levels: np.ndarray) -> np.ndarray:
+    """Inverse of a CDF on a grid (inf where the CDF never reaches the level)."""
+    f = np.maximum.accumulate(np.nan_to_num(np.asarray(f, float), nan=0.0))
+    idx = np.searchsorted(f, levels, side="left")
+    out = np.full(len(levels), np.inf)
+    ok = idx < len(t)
+    out[ok] = np.asarray(t, float)[idx[ok]]
+    return out
+
+
+def quantile_at(t: np.ndarray, f: np.ndarray, level: float) -> float:
+    """The response time at which a CDF on a grid reaches ``level``."""
+    return float(_quantiles(t, f, np.array([level]))[0])
+
+
+def value_at(t: np.ndarray, f: np.ndarray, x: float) -> float:
+    """A CDF on a grid at response time ``x`` (ms)."""
+    return float(np.interp(x, np.asarray(t, float), np.asarray(f, float)))

@@ -1,0 +1,198 @@
+"""The claim-table machinery, study profiles and the pure helpers the studies use (no ns-3)."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from aqmlab.studies import STUDIES, load_study
+from aqmlab.studies.claims import NO_DATA, NOT_TESTED, Claim, ClaimTable, check_ordering
+from aqmlab.studies.common import arms_zip, cdf_grid, cost, crossings, share_faster
+from aqmlab.studies.profiles import PROFILE_NAMES, PROFILES, get
+
+
+def claim(kind: str, paper, measured, tol: float = 0.0, **kw) -> Claim:
+    return Claim(study="s", id="c", text="t", paper=paper, measured=measured, kind=kind,
+                 tolerance=tol, **kw)
+
+
+@pytest.mark.parametrize("kind,paper,measured,tol,expected", [
+    ("ratio within", 100, 129, 0.3, "yes"),
+    ("ratio within", 100, 131, 0.3, "no"),
+    ("ratio within", 100, 71, 0.3, "yes"),
+    ("ratio within", 0, 0.0, 0.1, "yes"),
+    ("abs within", 2.56, 4.0, 2.0, "yes"),
+    ("abs within", 2.56, 5.0, 2.0, "no"),
+    ("in range", (600, 800), 700, 0, "yes"),
+    ("in range", (600, 800), 599.9, 0, "no"),
+    ("in range", [0.75, 0.85], 0.85, 0, "yes"),
+    ("greater", 99.0, 99.2, 0, "yes"),
+    ("greater", 99.0, 99.0, 0, "no"),
+    ("greater", 0.5, 0.55, 0.1, "no"),
+    ("less", 0.2, 0.05, 0, "yes"),
+    ("less", 0.2, 0.2, 0, "no"),
+    ("formula fit", "median |rel. error| <= 0.3", 0.29, 0.3, "yes"),
+    ("formula fit", "median |rel. error| <= 0.3", 0.31, 0.3, "no"),
+    ("true", "fewest", True, 0, "yes"),
+    ("true", "fewest", False, 0, "no"),
+])
+def test_verdict_by_kind(kind, paper, measured, tol, expected):
+    assert claim(kind, paper, measured, tol).reproduced == expected
+
+
+@pytest.mark.parametrize("measured", [None, math.nan, {"a": 1.0, "b": math.nan}, {}])
+def test_missing_measurement_reads_no_data(measured):
+    kind, paper = ("ordering", "a > b") if isinstance(measured, dict) else ("greater", 1.0)
+    assert claim(kind, paper, measured).reproduced == NO_DATA
+
+
+def test_untested_claim_keeps_its_measured_value():
+    c = claim("greater", 1.0, 2.0, tested=False)
+    assert c.holds() is True
+    assert c.reproduced == NOT_TESTED
+    assert c.row()["measured"] == "2"
+
+
+def test_likely_reason_is_shown_only_when_not_reproduced():
+    ok = claim("less", 1.0, 0.5, note="context", if_not="ns-3 TCP differs").row()
+    bad = claim("less", 1.0, 2.0, note="context", if_not="ns-3 TCP differs").row()
+    assert ok["note"] == "context"
+    assert bad["note"] == "context Likely reason: ns-3 TCP differs"
+
+
+@pytest.mark.parametrize("expected,values,tol,ok", [
+    ("a > b > c", {"a": 3, "b": 2, "c": 1}, 0, True),
+    ("a > b > c", {"a": 3, "b": 2, "c": 2}, 0, False),
+    ("a >= b >= c", {"a": 3, "b": 2, "c": 2}, 0, True),
+    ("a < b", {"a": 1, "b": 2}, 0, True),
+    ("a < b", {"a": 2, "b": 1}, 0, False),
+    ("a > b", {"a": 1.05, "b": 1.0}, 0.1, False),  # strict step needs a 10 % margin
+    ("a > b", {"a": 1.2, "b": 1.0}, 0.1, True),
+    ("a >= b", {"a": 0.95, "b": 1.0}, 0.1, True),  # weak step accepts a near-tie
+    ("b < a > c", {"a": 5, "b": 1, "c": 2}, 0, True),
+    ("b < a > c", {"a": 5, "b": 1, "c": 6}, 0, False),
+])
+def test_ordering(expected, values, tol, ok):
+    assert check_ordering(expected, values, tol) is ok
+
+
+def test_ordering_errors():
+    with pytest.raises(KeyError, match="no measured value"):
+        check_ordering("a > z", {"a": 1})
+    with pytest.raises(ValueError, match="labels separated"):
+        check_ordering("a", {"a": 1})
+
+
+@pytest.mark.parametrize("kw,match", [
+    ({"kind": "roughly"}, "is not one of"),
+    ({"kind": "in range", "paper": 5}, "needs paper = \\(lo, hi\\)"),
+    ({"kind": "ordering", "paper": 5}, "needs paper = 'a > b"),
+    ({"kind": "greater", "tolerance": -1}, "tolerance must be"),
+])
+def test_invalid_claims_are_rejected(kw, match):
+    args = {"study": "s", "id": "c", "text": "t", "paper": 1.0, "measured": 1.0,
+            "kind": "greater", **kw}
+    with pytest.raises(ValueError, match=match):
+        Claim(**args)
+
+
+def test_table_frame_counts_and_csv(tmp_path):
+    t = ClaimTable("demo")
+    t.add("a", "A holds", 1.0, 2.0, "greater")
+    t.add("b", "B holds", 1.0, 0.5, "greater", if_not="because")
+    t.add("c", "C", (0, 1), 0.5, "in range", tested=False)
+    t.add("d", "D", "x > y", {"x": math.nan, "y": 1}, "ordering")
+    with pytest.raises(ValueError, match="appears twice"):
+        t.add("a", "again", 1, 1, "greater")
+    df = t.to_frame()
+    assert list(df.columns) == ["study", "claim", "text", "paper", "measured", "tolerance",
+                                "kind", "reproduced", "note"]
+    assert list(df.reproduced) == ["yes", "no", NOT_TESTED, NO_DATA]
+    assert t.counts() == {"claims": 4, "yes": 1, "no": 1, "not tested": 1, "no data": 1}
+    assert "1 reproduced, 1 not reproduced" in t.summary()
+    path = t.save(tmp_path / "out")
+    assert path == tmp_path / "out" / "claims.csv"
+    back = ClaimTable.read(path)
+    assert back.equals(df.astype(str)) or list(back.reproduced) == list(df.reproduced)
+    assert json.loads(path.with_suffix(".json").read_text())["yes"] == 1
+    assert t["b"].row()["note"] == "Likely reason: because"
+    assert "<table" in t._repr_html_()
+
+
+def test_every_study_has_three_profiles_and_the_notebook_interface():
+    assert set(PROFILES) == set(STUDIES.values())
+    for name in STUDIES:
+        mod = load_study(name)
+        for prof in PROFILE_NAMES:
+            p = mod.profile(prof)
+            assert p.seeds and all(isinstance(s, int) for s in p.seeds)
+        assert callable(mod.run) and callable(mod.claims) and mod.FIGURES
+
+
+def test_profile_overrides_and_checks():
+    p = get("ecn_bulk", "quick", qls=[8, 64], seeds=None)
+    assert p.qls == [8, 64] and p.seeds == [1]
+    with pytest.raises(KeyError, match="has no parameter 'bogus'"):
+        get("ecn_bulk", "quick", bogus=1)
+    with pytest.raises(ValueError, match="unknown profile"):
+        get("ecn_bulk", "huge")
+    q = get("tail_drop", "quick")
+    assert q.tests("W-dt-cross-time") and q.tests("C-drops-vs-qlen-98")
+    assert not q.tests("C-B4-98-120-median")
+    assert not get("tail_drop", "tiny").tests("W-dt-cross-time")
+    assert get("tail_drop", "full").tests("anything")
+
+
+def test_crossings_and_share_faster():
+    t = np.arange(0, 1000, 1.0)
+    fa = np.clip(t / 800, 0, 1)            # A: uniform to 800 ms
+    fb = np.clip(0.3 + t / 2000, 0, 1)     # B: faster start, slower tail
+    xs = crossings(t, fa, fb)
+    assert len(xs) == 1
+    tc, fc = xs[0]
+    assert tc == pytest.approx(400, abs=1) and fc == pytest.approx(0.5, abs=0.01)
+    share = share_faster(t, fa, fb)        # A is faster above the crossing level, 0.5
+    assert share == pytest.approx(0.5, abs=0.02)
+    assert share_faster(t, fa, fa) == 0.0  # a tie is not "faster"
+
+
+def test_cdf_grid_uses_the_given_denominator():
+    f = cdf_grid(np.array([10.0, 20.0, 30.0]), np.array([0.0, 15.0, 30.0, 100.0]), total=6)
+    assert list(f) == [0.0, 1 / 6, 0.5, 0.5]
+
+
+def test_arms_zip_fills_unchanged_paths_from_the_base():
+    from aqmlab.scenario import Scenario
+
+    base = Scenario()
+    z = arms_zip(base, {"a": {"tcp.variant": "sack"}, "b": {"tcp.ecn": True}})
+    assert z["name"] == ["a", "b"]
+    assert z["tcp.variant"] == ["sack", base.tcp.variant]
+    assert z["tcp.ecn"] == [base.tcp.ecn, True]
+
+
+def test_cost_model_orders_web_above_bulk():
+    from aqmlab.studies.common import example
+
+    web = example("weigle_droptail_80")
+    bulk = example("pentikousis_ecn_5clients")
+    assert cost(web) > cost(bulk) > 1.0
+    assert cost(bulk) < 60  # ends when the transfers complete, not at run.duration
+
+
+def test_save_figure_writes_png_svg_and_data(tmp_path):
+    from aqmlab.studies import plots
+
+    cdf = pd.DataFrame({"response_time_ms": np.tile(np.arange(0, 1500, 10.0), 2),
+                        "name": ["x"] * 150 + ["uncongested"] * 150})
+    cdf["cdf"] = np.tile(np.linspace(0, 1, 150), 2)
+    cdf["ccdf"] = 1 - cdf.cdf
+    plots.response_cdf(cdf, tmp_path, "cdf")
+    for ext in ("png", "svg", "csv"):
+        assert (tmp_path / f"cdf.{ext}").stat().st_size > 500
+    plots.empty_figure(tmp_path, "none", "nothing here")
+    assert (tmp_path / "none.png").stat().st_size > 0
