@@ -79,7 +79,7 @@ def run(p: Profile, ctx: Context) -> dict[str, pd.DataFrame]:
         for k, a in rarms.items():
             for tcp in ("reno", "cubic", "bbr"):
                 for q, qa in RTT_QUEUES.items():
-                    if tcp == "reno" and q == "fq_codel":
+                    if (tcp, q) in (("reno", "fq_codel"), ("bbr", "red")):
                         continue
                     label = k if tcp == "reno" else f"{k}-{tcp}"
                     all_arms[f"{label}-{q}"] = {**a, **qa, "tcp.variant": tcp}

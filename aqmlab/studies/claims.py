@@ -22,9 +22,10 @@ kind                      reproduced is "yes" when
 ``"true"``                ``measured`` is True (a qualitative check computed by the study)
 ========================  ====================================================================
 
-A claim whose measured value is missing (None/NaN) reads "no data"; a claim the profile
-cannot test with confidence (too short, one seed, a missing load) is marked with
-``tested=False`` and reads "not tested in this profile"; its measured value is still shown.
+A claim the profile cannot test with confidence (too short, one seed, a load or setting it
+does not run) is marked with ``tested=False`` and reads "not tested in this profile"; its
+measured value, if any, is still shown. A tested claim whose measured value is missing
+(None/NaN: a run failed or was left out) reads "no data".
 A claim that is not reproduced keeps its ``if_not`` note: the likely reason. Nothing here
 tunes a claim away.
 """
@@ -171,10 +172,10 @@ class Claim:
     def reproduced(self) -> str:
         """"yes", "no", "not tested in this profile" or "no data"."""
         ok = self.holds()
-        if ok is None:
-            return NO_DATA
         if not self.tested:
             return NOT_TESTED
+        if ok is None:
+            return NO_DATA
         return "yes" if ok else "no"
 
     def row(self) -> dict[str, Any]:

@@ -276,7 +276,10 @@ def claims(data: dict, p: Profile) -> ClaimTable:
         "efficiency than DT", "red > dt",
         {"red": float(red_small.efficiency_pct.mean()) if len(red_small) else math.nan,
          "dt": float(small[small.scheme == "dt"].efficiency_pct.mean())
-         if len(small) else math.nan}, "ordering", 0)
+         if len(small) else math.nan}, "ordering", 0,
+        if_not="with ns-2 accounting a queue limit of QL holds QL - 2 packets in the disc: "
+        "RED's average (w_q 0.002) then never reaches min_th = 5 QL/16 before the buffer "
+        "overflows, so RED drops exactly as drop-tail")
 
     d64 = {s: _get(r, "main", f"{s}-q64", "drops", 5) for s in ("dt", "aggr-red", "aggr-ecn")}
     add("P-drops-order-q64", "5 clients, QL 64: drops RED (842) > DT (370) > ECN (39)",
@@ -304,7 +307,9 @@ def claims(data: dict, p: Profile) -> ClaimTable:
     sp_small = {"dt": _get(r, "main", f"dt-q{qmin}", "spread_pct", n),
                 "aggr-ecn": _get(r, "main", f"aggr-ecn-q{qmin}", "spread_pct", n)}
     add("P-lockout", f"ECN mostly avoids lockouts: at QL {qmin} its download-time spread is "
-        "below drop-tail's", "dt > aggr-ecn", sp_small, "ordering", 0)
+        "below drop-tail's", "dt > aggr-ecn", sp_small, "ordering", 0,
+        if_not="at this queue limit RED never marks (see P-red-beats-dt-small-ql), so the "
+        "ECN run is the drop-tail run")
 
     part = r[r.series == "partial"]
     fpart = f[f.series == "partial"]
@@ -327,7 +332,9 @@ def claims(data: dict, p: Profile) -> ClaimTable:
         {k: float(5 * 20 / part[part.name == f"partial-{k}-q64"].slowest_s.mean())
          if len(part[part.name == f"partial-{k}-q64"]) else math.nan
          for k in ("none", "c1", "c0c1")}, "ordering", 0.01,
-        note="measured: 100 MiB-equivalent / slowest completion (relative); weak steps")
+        note="measured: 100 MiB / slowest completion (relative); weak steps. With the "
+        "link always busy the slowest completion is total bytes / capacity whatever the "
+        "sharing, so this measure is weak")
 
     c10 = r[r.series == "clients10"]
     ecn10 = {int(q): _get(r, "clients10", f"aggr-ecn-q{q}", "drops", 10) for q in (16, 32, 64, 128)}

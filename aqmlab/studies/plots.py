@@ -38,15 +38,27 @@ def empty_figure(folder: str | Path, name: str, message: str) -> Any:
     return fig
 
 
-def _title(title: str, panel: str | None, value: Any) -> str:
-    """Panel title: the figure title, then the panel's value (with its column name unless
-    the values speak for themselves)."""
+def _title(title: str, panel: str | None, value: Any, fig: Any = None) -> str:
+    """Panel title: the panel's value (with its column name unless the values speak for
+    themselves); the figure title goes above all panels (``fig.suptitle``), or before the
+    value when there is only one panel."""
     if value is None:
         return title
     text = str(value) if panel in ("panel", "load", "name", "metric", "clients") else (
         f"{panel} = {value}")
+    if fig is not None and len(fig.axes) > 1:
+        if title and not fig._suptitle:
+            fig.suptitle(title.rstrip(":"))
+        return text
     return f"{title} {text}".strip() if title.endswith(":") else (
         f"{title} ({text})" if title else text)
+
+
+def _categorical(df: pd.DataFrame, hue: str | None) -> pd.DataFrame:
+    """A numeric hue becomes text, so seaborn uses the qualitative palette."""
+    if hue is not None and hue in df.columns and pd.api.types.is_numeric_dtype(df[hue]):
+        return df.assign(**{hue: df[hue].map(lambda v: f"{v:g}")})
+    return df
 
 
 def _panels(data: pd.DataFrame, panel: str | None) -> list[Any]:
@@ -96,7 +108,7 @@ def response_cdf(cdfs: pd.DataFrame, folder: str | Path, name: str, *, hue: str 
             ax.set_ylim(0, 1.0)
             ax.set_ylabel(label("cdf"))
         ax.set_xlabel(label("response_time_ms"))
-        ax.set_title(_title(title, panel, pv))
+        ax.set_title(_title(title, panel, pv, fig))
         ax.legend(loc="lower right" if not ccdf else "lower left", frameon=True)
     save_figure(fig, data, folder, name, close=True)
     return fig
@@ -124,7 +136,7 @@ def queue_timeseries(ts: pd.DataFrame, folder: str | Path, name: str, *, hue: st
                     ax.plot(dh.time_s, dh.red_avg_pkts, color=palette[h], lw=0.9, ls="--")
         ax.set_xlabel(label("time_s"))
         ax.set_ylabel(label(y))
-        ax.set_title(_title(title, panel, pv))
+        ax.set_title(_title(title, panel, pv, fig))
         if hue != panel:
             ax.legend(loc="upper right", ncols=min(4, len(hues)))
     save_figure(fig, ts, folder, name)
@@ -144,6 +156,11 @@ def bars(df: pd.DataFrame, folder: str | Path, name: str, *, x: str,
     if df is None or len(df) == 0:
         return empty_figure(folder, name, "no data in this profile")
     metrics = [m for m in metrics if m in df.columns]
+    df = _categorical(df, hue)
+    if paper is not None:
+        paper = {k: _categorical(v, hue) for k, v in paper.items()}
+    if hue_order is not None:
+        hue_order = [f"{h:g}" if isinstance(h, (int, float)) else h for h in hue_order]
     fig, axes = figure(ncols=len(metrics), width=min(4.2 * len(metrics), 16))
     for ax, m in zip(axes[0], metrics, strict=False):
         sns.barplot(df, x=x, y=m, hue=hue, order=order, hue_order=hue_order, ax=ax,
@@ -199,7 +216,7 @@ def heatmap(df: pd.DataFrame, folder: str | Path, name: str, *, x: str, y: str, 
         grid = d.pivot_table(index=y, columns=x, values=value, aggfunc="mean")
         sns.heatmap(grid, annot=True, fmt=fmt, cmap=cmap, ax=ax, cbar=pv == panels[-1],
                     cbar_kws={"label": label(value)})
-        ax.set_title(_title(title, panel, pv))
+        ax.set_title(_title(title, panel, pv, fig))
         ax.set_xlabel(label(x))
         ax.set_ylabel(label(y))
     save_figure(fig, df, folder, name)
@@ -217,6 +234,7 @@ def lines(df: pd.DataFrame, folder: str | Path, name: str, *, x: str, y: str,
     if df is None or len(df) == 0:
         return empty_figure(folder, name, "no data in this profile")
     panels = _panels(df, panel)
+    df = _categorical(df, hue)
     fig, axes = figure(ncols=len(panels))
     styles = ["-", "--", ":", "-."]
     for ax, pv in zip(axes[0], panels, strict=False):
@@ -234,7 +252,7 @@ def lines(df: pd.DataFrame, folder: str | Path, name: str, *, x: str, y: str,
             ax.set_yscale("log")
         ax.set_xlabel(label(x))
         ax.set_ylabel(label(y))
-        ax.set_title(_title(title, panel, pv))
+        ax.set_title(_title(title, panel, pv, fig))
         ax.legend(fontsize=7)
     data = df if curves is None else {"points": df, "curves": curves}
     save_figure(fig, data, folder, name)
@@ -248,6 +266,7 @@ def boxes(df: pd.DataFrame, folder: str | Path, name: str, *, x: str, y: str,
 
     if df is None or len(df) == 0:
         return empty_figure(folder, name, "no data in this profile")
+    df = _categorical(df, hue)
     fig, axes = figure()
     ax = axes[0][0]
     sns.boxplot(df, x=x, y=y, hue=hue, ax=ax, fliersize=0)

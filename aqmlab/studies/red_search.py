@@ -172,14 +172,16 @@ def fig_stats(data: dict, out: Path) -> Any:
     s = s[(s.series == "thresholds") & s.name.str.startswith("red-")].copy()
     s["thresholds"] = "(" + s.min_th.map("{:g}".format) + ", " + s.max_th.map("{:g}".format) + ")"
     ref = ch.RED_TABLE.assign(thresholds=lambda d: "(" + d.min_th.astype(str) + ", "
-                              + d.max_th.astype(str) + ")").rename(columns={"load_pct": "load"})
+                              + d.max_th.astype(str) + ")",
+                              load=lambda d: d.load_pct.astype(str) + " %")
     s = s.rename(columns={"loss_pct": "drop_pct", "avg_qlen_pkts": "mean_qlen"})
-    s["load"] = s.load_pct
+    s = s.sort_values("load_pct")
+    s["load"] = s.load_pct.astype(str) + " %"
     order = list(dict.fromkeys(s.sort_values("min_th").thresholds))
     paper = {m: ref[["thresholds", "load", m]].rename(columns={m: "paper"})
              for m in ("drop_pct", "mean_qlen", "median_ms", "i1")}
     return plots.bars(s, out, "stats_vs_table_b6", x="thresholds", hue="load", order=order,
-                      hue_order=sorted(s.load.unique()),
+                      hue_order=list(dict.fromkeys(s.load)),
                       metrics=["drop_pct", "mean_qlen", "median_ms", "i1"], paper=paper,
                       title="RED thresholds: per-run statistics (black ticks: Table B.6)")
 
@@ -355,8 +357,8 @@ def claims(data: dict, p: Profile) -> ClaimTable:
     if len(b):
         top = b.load_pct.max()
         bb = b[(b.load_pct == top) & (b.bin_s == 1.0)]
-        cons = float(bb[bb.name != ch.BASELINE].cov.mean())
-        unc = float(bb[bb.name == ch.BASELINE].cov.mean())
+        cons = float(bb[bb.name != ch.BASELINE]["cov"].mean())
+        unc = float(bb[bb.name == ch.BASELINE]["cov"].mean())
     else:
         cons = unc = math.nan
     add("R-burst-smoothing", "A bottleneck smooths the arrival process: at >= 80 % load it is "

@@ -39,6 +39,20 @@ LABELS = {
     "load_pct": "offered load (%)",
     "flows": "number of flows",
     "median_ms": "median response time (ms)",
+    "mean_qlen": "mean queue (packets)",
+    "i1": "responses within 1 s (%)",
+    "i4": "responses over 3 s (%)",
+    "retx_pct": "requests with retransmissions (%)",
+    "timeout_pct": "requests with a timeout (%)",
+    "spread_pct": "download-time spread (%)",
+    "efficiency_pct": "goodput efficiency (%)",
+    "jain": "Jain fairness index",
+    "fairness_ratio": "fairness ratio f",
+    "cov": "coefficient of variation",
+    "mark_pct": "marks (%)",
+    "drop_flows_pct": "connections with a drop (%)",
+    "shut_off_pct": "shut-off flows (%)",
+    "q_cov": "queue CoV",
 }
 
 

@@ -117,12 +117,12 @@ def fig_stats(data: dict, out: Path) -> Any:
         return plots.empty_figure(out, "stats_vs_table_b4", "no runs")
     s = s[s.name != ch.BASELINE].assign(qlen=lambda d: d.name.map(_qlen))
     s = s.rename(columns={"loss_pct": "drop_pct", "avg_qlen_pkts": "mean_qlen"})
-    ref = ch.TAILDROP_TABLE.rename(columns={"load_pct": "load"})
+    ref = ch.TAILDROP_TABLE.assign(load=lambda d: d.load_pct.astype(str) + " %")
     paper = {m: ref[["qlen", "load", m]].rename(columns={m: "paper"}) for m in
              ("drop_pct", "mean_qlen", "median_ms", "i1")}
-    s = s.assign(load=s.load_pct)
+    s = s.sort_values("load_pct").assign(load=lambda d: d.load_pct.astype(str) + " %")
     qlens = sorted(s.qlen.unique())
-    loads = sorted(s.load.unique())
+    loads = list(dict.fromkeys(s.load))
     return plots.bars(s, out, "stats_vs_table_b4", x="qlen", hue="load",
                       metrics=["drop_pct", "mean_qlen", "median_ms", "i1"], order=qlens,
                       hue_order=loads, paper=paper,

@@ -1,0 +1,86 @@
+"""The study notebooks: their structure (no ns-3), and every one executed by papermill in
+the tiny profile (ns-3): no failing cell, a claims.csv with the claim columns, and at least
+one non-empty PNG (with its SVG and data) per study."""
+
+from __future__ import annotations
+
+import nbformat
+import pandas as pd
+import pytest
+
+from aqmlab.notebooks import NOTEBOOKS, regenerate
+from aqmlab.studies import STUDIES, load_study
+from aqmlab.studies.claims import COLUMNS
+
+COMMON = {"profile", "seeds", "workers", "scheduler", "out", "store"}
+
+
+@pytest.mark.parametrize("name", list(STUDIES))
+def test_notebook_structure(name):
+    """Stored stripped; a markdown title first; a 'parameters' cell whose names are the
+    common ones plus parameters of the study's profile (so papermill can set them)."""
+    import papermill as pm
+
+    path = NOTEBOOKS / f"{name}.ipynb"
+    nb = nbformat.read(path, as_version=4)
+    assert nb.cells[0].cell_type == "markdown" and nb.cells[0].source.startswith("# ")
+    tagged = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
+    assert len(tagged) == 1 and tagged[0] is nb.cells[1]
+    for c in nb.cells:
+        if c.cell_type == "code":
+            assert not c.outputs and c.execution_count is None, "outputs must be stripped"
+    declared = set(pm.inspect_notebook(str(path)))
+    own = set(load_study(name).profile("quick").values)
+    assert COMMON <= declared
+    assert declared - COMMON <= own, f"{declared - COMMON - own} are not profile parameters"
+
+
+@pytest.fixture(scope="module")
+def executed(tmp_path_factory):
+    """Every notebook run once in the tiny profile (runs first, through one pool)."""
+    root = tmp_path_factory.mktemp("notebooks")
+    report = regenerate("tiny", out=root / "figures", store=root / "data", workers=2)
+    return root / "figures", {row["study"]: row for row in report.rows}
+
+
+@pytest.mark.ns3
+@pytest.mark.parametrize("name", list(STUDIES))
+def test_notebook_executes_in_tiny_profile(executed, name):
+    out, rows = executed
+    row = rows[name]
+    assert "error" not in row, row.get("error")
+    folder = out / name
+    nb = nbformat.read(folder / f"{name}.ipynb", as_version=4)
+    assert any(c.get("outputs") for c in nb.cells if c.cell_type == "code")
+    claims = pd.read_csv(folder / "claims.csv", keep_default_na=False)
+    assert list(claims.columns) == COLUMNS and len(claims) >= 5
+    assert set(claims.reproduced) <= {"yes", "no", "not tested in this profile", "no data"}
+    pngs = [p for p in folder.glob("*.png") if p.stat().st_size > 2000]
+    assert pngs, f"no non-empty PNG in {folder}"
+    for png in pngs:
+        assert png.with_suffix(".svg").exists()
+        assert png.with_suffix(".csv").exists() or list(folder.glob(f"{png.stem}-*.csv"))
+
+
+def test_a_failing_cell_is_named(tmp_path, monkeypatch):
+    """run_notebook reports the notebook, the cell and the exception (no ns-3 needed), and
+    rejects parameters the notebook does not declare before starting a kernel."""
+    import aqmlab.notebooks as nbs
+
+    nb = nbformat.v4.new_notebook()
+    params = nbformat.v4.new_code_cell('profile = "quick"\nout = "x"\nstore = "y"\n'
+                                       'workers = None\nscheduler = None')
+    params.metadata["tags"] = ["parameters"]
+    nb.cells = [nbformat.v4.new_markdown_cell("# broken"), params,
+                nbformat.v4.new_code_cell("x = 1"),
+                nbformat.v4.new_code_cell("raise ValueError('boom in cell four')")]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
+                                 "language": "python"}
+    (tmp_path / "nbs").mkdir()
+    nbformat.write(nb, tmp_path / "nbs" / "broken.ipynb")
+    monkeypatch.setattr(nbs, "NOTEBOOKS", tmp_path / "nbs")
+    with pytest.raises(nbs.NotebookError, match="unknown parameter"):
+        nbs.run_notebook("broken", out=tmp_path / "out", bogus=1)
+    with pytest.raises(nbs.NotebookError, match=r"broken: cell .*ValueError: boom in cell four"):
+        nbs.run_notebook("broken", out=tmp_path / "out")
+    assert (tmp_path / "out" / "broken" / "broken.ipynb").exists()
