@@ -36,6 +36,11 @@ class RawRun:
     stats: dict[str, float] = field(default_factory=dict)
 
 
+#: ns3::TcpSocket::TcpStates_t, in order.
+TCP_STATES = ("CLOSED", "LISTEN", "SYN_SENT", "SYN_RCVD", "ESTABLISHED", "CLOSE_WAIT",
+              "LAST_ACK", "FIN_WAIT_1", "FIN_WAIT_2", "CLOSING", "TIME_WAIT")
+
+
 def _arr(vec: Any) -> np.ndarray:
     n = int(vec.size())
     if n == 0:
@@ -76,6 +81,10 @@ def simulate(scenario: Scenario) -> RawRun:
         "warmup_s": float(exp.WarmupTime()),
         "build_wall_s": t_built - t0,
     }
+    census = _arr(exp.SocketCensus())
+    for state, count in zip(TCP_STATES, census, strict=True):
+        if state != "LISTEN":
+            raw.stats[f"sockets_{state.lower()}"] = float(count)
     del exp
     cpp.ResetGlobals(scenario.run.seed, scenario.run.run)  # free the simulation's objects
     raw.stats["wall_s"] = time.perf_counter() - t0

@@ -183,6 +183,7 @@ def summary_table(scenario: Scenario, flows: pd.DataFrame, queues: pd.DataFrame,
         "fast_recoveries": int(flows["fast_recoveries"].sum()),
         "completed": int(flows["completed"].sum()),
         "events": int(raw.stats["events"]),
+        "open_sockets": int(sum(v for k, v in raw.stats.items() if k.startswith("sockets_"))),
         "run_cpu_s": raw.stats["run_cpu_s"],
         "wall_s": raw.stats.get("wall_s", np.nan),
     }

@@ -34,7 +34,7 @@ namespace aqmlab
 {
 using namespace ns3;
 
-constexpr int AQMLAB_CPP_VERSION = 4;
+constexpr int AQMLAB_CPP_VERSION = 5;
 /// Flow i's sender binds port PORT_BASE + i; receivers listen on LISTEN_PORT_BASE + profile.
 constexpr uint16_t PORT_BASE = 10000;
 constexpr uint16_t LISTEN_PORT_BASE = 5000;
@@ -466,6 +466,13 @@ class Experiment
     double Events() const { return m_events; }
     double EndTime() const { return m_end; }
     double WarmupTime() const { return m_warmupDone ? m_warmup : 0; }
+
+    /// TCP sockets still holding an endpoint now, by state (ns3::TcpSocket::TcpStates_t).
+    std::vector<double> SocketCensus() const
+    {
+        const auto n = AqmTcpSocket::Census();
+        return std::vector<double>(n.begin(), n.end());
+    }
     uint32_t NFlows() const { return m_flowInfo.size(); }
     uint32_t NProbes() const { return m_queueProbes.size(); }
     std::vector<std::string> ProbeNames() const { return m_probeNames; }

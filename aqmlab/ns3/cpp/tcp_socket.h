@@ -7,6 +7,8 @@
 //    halving) or a timeout. ns-3 has only NewReno/RFC 6675 recovery. See "Reno" below.
 //  * per-flow counters (segments sent, retransmissions, timeouts, fast recoveries),
 //    kept in C++ and exported at the end of the run.
+//  * RFC 793 closing where ns-3 3.44 strands connections (see "Closing" below), and a
+//    census of the sockets still open at the end of a run.
 #pragma once
 #include "flow_stats.h"
 
@@ -14,6 +16,8 @@
 #include "ns3/string.h"
 
 #include <algorithm>
+#include <array>
+#include <unordered_set>
 
 namespace aqmlab
 {
@@ -35,13 +39,38 @@ class AqmTcpSocket : public TcpSocketBase
         return GetTypeId();
     }
 
-    AqmTcpSocket() = default;
+    AqmTcpSocket()
+    {
+        Live().insert(this);
+    }
 
     AqmTcpSocket(const AqmTcpSocket& other)
         : TcpSocketBase(other),
           m_reno(other.m_reno),
           m_stats(nullptr)
     {
+        Live().insert(this);
+    }
+
+    ~AqmTcpSocket() override
+    {
+        m_finWait2Event.Cancel();
+        Live().erase(this);
+    }
+
+    /// Sockets of this process that are alive, by TCP state (index: TcpStates_t);
+    /// only sockets still holding an endpoint (i.e. seen by the demultiplexer) count.
+    static std::array<uint32_t, LAST_STATE> Census()
+    {
+        std::array<uint32_t, LAST_STATE> n{};
+        for (const AqmTcpSocket* s : Live())
+        {
+            if (s->m_endPoint != nullptr)
+            {
+                ++n[s->m_state.Get()];
+            }
+        }
+        return n;
     }
 
     /// Use classic Reno recovery (meaningful only with SACK off).
@@ -60,6 +89,62 @@ class AqmTcpSocket : public TcpSocketBase
     Ptr<TcpSocketBase> Fork() override
     {
         return CopyObject<AqmTcpSocket>(this);
+    }
+
+    // ---- Closing (RFC 793) -----------------------------------------------------------
+    // ns-3 3.44 ignores every segment in TIME_WAIT and every non-SYN segment reaching a
+    // listening socket. With lost final ACKs that strands the passive closer in LAST_ACK,
+    // retransmitting its FIN forever: in two-way web traffic hundreds of such sockets pile
+    // up and every packet's endpoint lookup (a linear scan) slows down with them.
+    //  * TIME_WAIT: "the only thing that can arrive in this state is a retransmission of
+    //    the remote FIN. Acknowledge it, and restart the 2 MSL timeout" (RFC 793 p. 73).
+    //  * LISTEN: an ACK-bearing segment (e.g. that FIN once TIME_WAIT has ended) is
+    //    answered with <SEQ=SEG.ACK><CTL=RST> (RFC 793 p. 65); other segments are dropped.
+    void DoForwardUp(Ptr<Packet> packet, const Address& from, const Address& to) override
+    {
+        if (m_state == TIME_WAIT || m_state == LISTEN)
+        {
+            TcpHeader h;
+            packet->PeekHeader(h);
+            const uint8_t flags = h.GetFlags();
+            if (m_state == TIME_WAIT && (flags & TcpHeader::FIN) && !(flags & TcpHeader::RST))
+            {
+                SendEmptyPacket(TcpHeader::ACK);
+                m_timewaitEvent.Cancel();
+                m_timewaitEvent = Simulator::Schedule(Seconds(2 * m_msl),
+                                                      &AqmTcpSocket::CloseAndNotify, this);
+                return;
+            }
+            if (m_state == LISTEN && !(flags & (TcpHeader::SYN | TcpHeader::RST)))
+            {
+                if (flags & TcpHeader::ACK)
+                {
+                    TcpHeader rst;
+                    rst.SetFlags(TcpHeader::RST);
+                    rst.SetSequenceNumber(h.GetAckNumber());
+                    rst.SetSourcePort(h.GetDestinationPort());
+                    rst.SetDestinationPort(h.GetSourcePort());
+                    m_tcp->SendPacket(Create<Packet>(), rst, to, from, m_boundnetdevice);
+                }
+                return;
+            }
+        }
+        TcpSocketBase::DoForwardUp(packet, from, to);
+        if (m_state == FIN_WAIT_2 && !m_finWait2Event.IsPending())
+        {
+            // No FIN will come if the peer closed on a stray ACK while its own FIN was
+            // lost: give up after Linux's tcp_fin_timeout (60 s), as real stacks do.
+            m_finWait2Event = Simulator::Schedule(Seconds(60), &AqmTcpSocket::FinWait2Timeout,
+                                                  this);
+        }
+    }
+
+    void FinWait2Timeout()
+    {
+        if (m_state == FIN_WAIT_2)
+        {
+            CloseAndNotify();
+        }
     }
 
     // ---- Reno -------------------------------------------------------------------------
@@ -208,6 +293,14 @@ class AqmTcpSocket : public TcpSocketBase
     }
 
   private:
+    static std::unordered_set<const AqmTcpSocket*>& Live()
+    {
+        static std::unordered_set<const AqmTcpSocket*> live;
+        return live;
+    }
+
+    EventId m_finWait2Event;
+
     /// ns-2 slowdown(CLOSE_SSTHRESH_HALF): half of min(cwnd, rwnd) in whole segments, >= 2.
     uint32_t RenoHalfWindow(uint32_t cwnd) const
     {
