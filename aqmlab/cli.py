@@ -1,7 +1,8 @@
-"""Command line: aqmlab run | validate | show | sweep | ls | export | rm | figures.
+"""Command line: aqmlab run | validate | show | sweep | calibrate | ls | export | rm | figures.
 
 ``aqmlab run SCENARIO --out DIR``, ``aqmlab validate SCENARIO``, ``aqmlab sweep SWEEP.toml``,
-``aqmlab ls [QUERY]``, ``aqmlab show RUN``, ``aqmlab export [QUERY] --format csv|parquet``.
+``aqmlab calibrate SCENARIO --loads 50,80,105``, ``aqmlab ls [QUERY]``, ``aqmlab show RUN``,
+``aqmlab export [QUERY] --format csv|parquet``.
 
 Errors are printed as one line (use ``--debug`` for the traceback); ns-3 never runs in
 this process.
@@ -10,6 +11,9 @@ this process.
 from __future__ import annotations
 
 import argparse
+import math
+import os
+import re
 import sys
 from pathlib import Path
 
@@ -121,6 +125,82 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
     print(f"sweep: {c['total']} runs, {c['ran']} ran, {c['cached']} cached, "
           f"{c['failed']} failed, {c['corrupt']} corrupt re-run, {res.wall_s:.1f} s")
     return 1 if c["failed"] else 0
+
+
+def parse_loads(text: str) -> list[float]:
+    """``--loads`` of ``aqmlab calibrate``: comma-separated offered loads as fractions of the
+    bottleneck. Values are percentages ("50,80,105" -> 0.5, 0.8, 1.05) unless every value
+    is <= 2, then they are fractions already ("0.5,0.8,1.05"). Raises
+    ``argparse.ArgumentTypeError`` naming the bad values."""
+    items = [x.strip() for x in str(text).split(",")]
+    bad, values = [], []
+    for item in items:
+        try:
+            v = float(item)
+        except ValueError:
+            v = math.nan
+        if not (math.isfinite(v) and v > 0):
+            bad.append(item)
+        values.append(v)
+    if bad or not items:
+        shown = ", ".join(repr(b) for b in bad)
+        raise argparse.ArgumentTypeError(
+            f"invalid load value(s) {shown} in {text!r}: give positive numbers separated by "
+            f"commas, percentages (50,80,105) or fractions if all are <= 2 (0.5,0.8,1.05)")
+    if all(v <= 2 for v in values):
+        return values
+    return [v / 100 for v in values]
+
+
+def _cmd_calibrate(args: argparse.Namespace) -> int:
+    import pandas as pd  # noqa: PLC0415
+
+    from aqmlab.errors import ScenarioError  # noqa: PLC0415
+    from aqmlab.run import as_scenario  # noqa: PLC0415
+    from aqmlab.run.engine import LocalEngine  # noqa: PLC0415
+    from aqmlab.scenario import PackMime  # noqa: PLC0415
+    from aqmlab.workload.calibration import calibrate  # noqa: PLC0415
+
+    path = Path(args.scenario)
+    sc = as_scenario(str(path))
+    web = [i for i, g in enumerate(sc.traffic) if isinstance(g, PackMime)]
+    if args.group not in web:
+        raise ScenarioError("--group", args.group, "the index of a PackMime traffic group",
+                            f"this scenario's: {', '.join(map(str, web)) or 'none'}")
+    if args.workers is not None and args.workers < 1:
+        raise ScenarioError("--workers", args.workers, "a number of processes >= 1")
+    if args.duration is not None:
+        from aqmlab.units import parse_time  # noqa: PLC0415
+
+        duration = parse_time(args.duration, "--duration")
+        changes: dict = {"run.duration": args.duration, "run.stop_after_responses": None}
+        if sc.run.warmup_s >= duration:  # keep the scenario valid: shrink the warm-up too
+            changes["run.warmup"] = f"{duration / 4:g}s"
+            print(f"note: warm-up shortened to {duration / 4:g}s", file=sys.stderr)
+        sc = sc.replace(**changes)
+    name = re.sub(r"[^A-Za-z0-9._-]+", "_", sc.name) or "scenario"
+    out = args.out or path.parent / "calibration" / f"{name}.csv"
+    print(f"{sc.name}: calibrating traffic[{args.group}] at {len(args.loads)} loads on a "
+          f"100 Mb/s bottleneck ({2 * len(args.loads)} runs, {sc.run.duration})",
+          file=sys.stderr, flush=True)
+    engine = LocalEngine(workers=args.workers)
+    try:
+        table = calibrate(sc, args.loads, group=args.group, engine=engine, out=out)
+    finally:
+        engine.close()
+    shown = pd.DataFrame({
+        "load_%": table.load * 100, "rate_conn/s": table.rate,
+        "measured_%": table.measured_load * 100,
+        "deviation_pp": (table.measured_load - table.load) * 100})
+    if "expected_load" in table:  # measured overhead x the model's mean payload (the fit's)
+        shown["expected_%"] = table.expected_load * 100
+    print(shown.to_string(index=False, float_format=lambda x: f"{x:.1f}"))
+    print(f"wrote {out}")
+    rel = Path(os.path.relpath(Path(out).resolve(), path.parent.resolve())).as_posix()
+    print(f"use it in traffic[{args.group}] of {path.name}: load = {table.load.iloc[0]:g} and "
+          f'calibration = "{rel}" (relative to the scenario file; loads between '
+          f"{table.load.min():g} and {table.load.max():g} interpolate)")
+    return 0
 
 
 def _write_table(df, out: Path, fmt: str | None = None) -> None:
@@ -257,6 +337,23 @@ def main(argv: list[str] | None = None) -> int:
     w.add_argument("--table", type=Path, help="also write the tidy table (.csv or .parquet)")
     w.add_argument("--no-progress", action="store_true", help="no progress bar")
     w.set_defaults(fn=_cmd_sweep)
+    c = sub.add_parser(
+        "calibrate", help="measure the connection rate of each offered load (PackMime)",
+        description="Run the scenario with a 100 Mb/s bottleneck and huge FIFO queues, fit "
+        "bottleneck load vs connection rate of one PackMime group and write the table "
+        "(load, rate, measured_load) that `load` + `calibration` use in a scenario.")
+    c.add_argument("scenario", help="scenario file (.toml or .json)")
+    c.add_argument("--loads", required=True, type=parse_loads,
+                   help="offered loads: percentages, e.g. 50,80,90,98,105, or fractions if "
+                   "every value is <= 2, e.g. 0.5,0.8,1.05")
+    c.add_argument("--group", type=int, default=0,
+                   help="index of the PackMime traffic group to calibrate (default 0)")
+    c.add_argument("--out", type=Path, help="CSV to write (default: calibration/NAME.csv "
+                   "next to the scenario file)")
+    c.add_argument("--workers", type=int, help="local worker processes (default: all cores)")
+    c.add_argument("--duration", help="override run.duration of the calibration runs, e.g. "
+                   "200s (and drop run.stop_after_responses); default: the scenario's own")
+    c.set_defaults(fn=_cmd_calibrate)
     ls = sub.add_parser("ls", help="list stored runs (optionally matching a query)")
     ls.add_argument("query", nargs="?", help="key prefix or pandas query, e.g. "
                     "\"`traffic[0].flows` == 10 and seed == 1\"")

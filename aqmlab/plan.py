@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from aqmlab.errors import ScenarioError
 from aqmlab.scenario import Bulk, Dumbbell, Link, Mah, PackMime, ParkingLot, Scenario, Tcp
 from aqmlab.scenario.queues import Queue
 
@@ -58,6 +59,7 @@ class PlanWeb:
     response: np.ndarray
     delay_s: np.ndarray
     base_rtt_s: np.ndarray
+    redraws: int = 0  # draws skipped to satisfy PackMime.elephant (0 = the first draw)
 
     def __len__(self) -> int:
         return len(self.start_s)
@@ -235,11 +237,8 @@ def _packmime(plan: Plan, scenario: Scenario, g: int, group: PackMime, tcp: Tcp,
     depend on seed, run and group index only), spread round-robin over clients/servers."""
     from aqmlab.workload.packmime import PackMimeWorkload  # noqa: PLC0415
 
-    run = scenario.run
-    rate = group.rate
     model = PackMimeWorkload(lrd=group.lrd, rtt="server" if group.rtt == "packmime" else None)
-    conns = model.generate(rate, run.duration_s - group.start_s, seed=run.seed, run=run.run,
-                           instance=g, t0=group.start_s)
+    conns, redraws = _packmime_draw(model, scenario, g, group)
     n = len(conns)
     k = np.arange(n)
     server = np.asarray(servers, dtype=float)[k % len(servers)]
@@ -250,7 +249,36 @@ def _packmime(plan: Plan, scenario: Scenario, g: int, group: PackMime, tcp: Tcp,
     return PlanWeb(g, tcp, server, client, conns["start_s"].to_numpy(dtype=float),
                    conns["request_bytes"].to_numpy(dtype=float),
                    conns["response_bytes"].to_numpy(dtype=float), rtt / 2,
-                   _propagation(plan, server, client) + rtt)
+                   _propagation(plan, server, client) + rtt, redraws)
+
+
+#: Most redraws tried for PackMime.elephant before giving up.
+MAX_REDRAWS = 1000
+
+
+def _packmime_draw(model, scenario: Scenario, g: int, group: PackMime):
+    """The group's connections and the number of draws skipped. Draw k uses the stream
+    instance ``g + 100 k``, so draw 0 is the workload without the ``elephant`` rule; with
+    it, the first draw having a response >= ``elephant`` that starts before warm-up +
+    ``elephant_before`` is kept (Weigle et al.'s seed selection); runs that end before that
+    time are not subject to the rule (draw 0). The choice depends only on seed, run, group
+    index and the group's workload fields."""
+    run = scenario.run
+    size = group.elephant_bytes
+    deadline = run.warmup_s + group.elephant_before_s
+    if deadline > run.duration_s:
+        size = None  # a run shorter than the rule's window (tests, quick profiles): no rule
+    for k in range(MAX_REDRAWS + 1 if size is not None else 1):
+        conns = model.generate(group.rate, run.duration_s - group.start_s, seed=run.seed,
+                               run=run.run, instance=g + 100 * k, t0=group.start_s)
+        if size is None or ((conns["response_bytes"].to_numpy() >= size)
+                            & (conns["start_s"].to_numpy() < deadline)).any():
+            return conns, k
+    raise ScenarioError(
+        f"traffic[{g}].elephant", group.elephant,
+        f"no draw of the workload (k = 0..{MAX_REDRAWS}) has a response >= {size} B that "
+        f"starts before {deadline:g} s (warm-up + elephant_before)",
+        "raise rate, elephant_before or the duration, or lower elephant")
 
 
 def _mah(plan: Plan, scenario: Scenario, g: int, group: Mah, tcp: Tcp,

@@ -15,7 +15,7 @@ from aqmlab.errors import NativeCodeError
 from aqmlab.ns3 import loader
 
 #: Must equal ``AQMLAB_CPP_VERSION`` in experiment.h.
-CPP_VERSION = 5
+CPP_VERSION = 6
 
 _lock = threading.Lock()
 _done = False

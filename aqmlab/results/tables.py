@@ -65,12 +65,14 @@ def flows_table(scenario: Scenario, plan: Plan, raw: RawRun) -> pd.DataFrame:
 REQUEST_COLUMNS = ["request", "group", "server", "client", "start_s", "end_s",
                    "response_time_s", "request_bytes", "response_bytes", "base_rtt_s",
                    "completed", "after_warmup", "saw_drop", "saw_mark", "retransmitted",
-                   "timeout", "data_packets_sent", "retransmitted_packets"]
+                   "timeout", "data_packets_sent", "retransmitted_packets",
+                   "response_bytes_measured"]
 
 
 def requests_table(scenario: Scenario, plan: Plan, raw: RawRun) -> pd.DataFrame:
     """One row per web request/response (PackMime, Mah): start = connection opened (SYN),
-    end = last response byte received; incomplete ones are kept with ``completed`` False."""
+    end = last response byte received; incomplete ones are kept with ``completed`` False.
+    ``response_bytes_measured``: the part of the response received after the warm-up."""
     nb = len(plan.flows)
     if not plan.web:
         return pd.DataFrame({c: [] for c in REQUEST_COLUMNS})
@@ -99,6 +101,9 @@ def requests_table(scenario: Scenario, plan: Plan, raw: RawRun) -> pd.DataFrame:
         "timeout": st["timeouts"] > 0,
         "data_packets_sent": st["data_packets_sent"].astype(np.int64),
         "retransmitted_packets": st["retrans_packets"].astype(np.int64),
+        # response bytes that arrived in the measurement window (after the warm-up)
+        "response_bytes_measured": (st["bytes_received"]
+                                    - raw.flows_warm["bytes_received"][nb:]).astype(np.int64),
     })
 
 
@@ -165,8 +170,11 @@ def queue_ts_table(raw: RawRun) -> pd.DataFrame:
 
 def summary_table(scenario: Scenario, flows: pd.DataFrame, queues: pd.DataFrame,
                   links: pd.DataFrame, raw: RawRun,
-                  requests: pd.DataFrame | None = None) -> pd.DataFrame:
-    """One row: the headline numbers of the run (first probed queue = main bottleneck)."""
+                  requests: pd.DataFrame | None = None,
+                  plan: Plan | None = None) -> pd.DataFrame:
+    """One row: the headline numbers of the run (first probed queue = main bottleneck).
+    Web runs also get ``workload_redraws``: PackMime draws skipped, summed over groups, to
+    satisfy ``elephant`` (0 without the rule), from ``plan`` (re-planned when not given)."""
     t = _measured(raw)
     row = {
         "scenario": scenario.name,
@@ -207,7 +215,19 @@ def summary_table(scenario: Scenario, flows: pd.DataFrame, queues: pd.DataFrame,
             "responses_completed": int(measured.completed.sum()),
             "median_response_time_s": float(rt.median()) if len(rt) else np.nan,
             "share_responses_with_loss": float(measured.saw_drop.mean()),
+            "workload_redraws": _workload_redraws(scenario, plan),
         })
     g = flows["goodput_mbps"].to_numpy()
     row["jain_fairness"] = float(g.sum() ** 2 / (len(g) * (g**2).sum())) if g.any() else np.nan
     return pd.DataFrame([row])
+
+
+def _workload_redraws(scenario: Scenario, plan: Plan | None) -> int:
+    """Draws skipped to satisfy ``PackMime.elephant``, over all web groups."""
+    if not any(getattr(g, "elephant", None) is not None for g in scenario.traffic):
+        return 0
+    if plan is None:
+        from aqmlab.plan import make_plan  # noqa: PLC0415
+
+        plan = make_plan(scenario)
+    return int(sum(getattr(w, "redraws", 0) for w in plan.web))

@@ -34,7 +34,8 @@ def simulate_results(scenario: Scenario) -> Results:
     queues = tables.queues_table(scenario, plan, raw)
     links = tables.links_table(raw)
     requests = tables.requests_table(scenario, plan, raw)
-    summary = tables.summary_table(scenario, flows, queues, links, raw, requests)
+    summary = tables.summary_table(scenario, flows, queues, links, raw, requests,
+                                   plan=plan)
     meta: dict[str, Any] = {**provenance(), "key": scenario.key, "seed": scenario.run.seed,
                             "run": scenario.run.run, **raw.stats, "pid": os.getpid(),
                             "peak_rss_mb": peak_rss_mb()}

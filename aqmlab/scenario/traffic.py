@@ -35,6 +35,7 @@ __all__ = ["TrafficBase", "Bulk", "Transfers", "PackMime", "Mah", "Traffic", "TR
            "traffic_from_dict"]
 
 _CROSS_RE = re.compile(r"^cross:(\d+)$")
+_ELEPHANT_BEFORE = "1000s"  # PackMime.elephant_before's default
 
 
 def _check_hosts(value: Any, field: str) -> tuple[int, ...] | None:
@@ -174,7 +175,20 @@ class PackMime(TrafficBase):
     PackMime's RTT distribution (added in both directions on the client's access link);
     "none" uses only the topology's delays. ``lrd`` adds FARIMA long-range dependence.
     ``direction`` "reverse" swaps the roles: servers on the receivers' side, so responses
-    cross the reverse bottleneck (two-way traffic = one forward and one reverse group)."""
+    cross the reverse bottleneck (two-way traffic = one forward and one reverse group).
+
+    ``elephant`` (a size such as "10MB"; default None = no rule) asks for at least one
+    response of that size or more that starts before ``elephant_before`` (default "1000s")
+    after the warm-up, and before the end of the run: Weigle et al.'s rule that every run
+    has a 10 MB response starting before 1000 s after the warm-up. It is enforced by seed
+    selection with common random numbers: the planner keeps the first draw k = 0, 1, ...,
+    1000 of the group that satisfies it (draw 0 is the workload without the rule; a
+    response starting before the warm-up also counts), so the choice depends only
+    on seed, run, group index and the workload fields, never on queues or TCP, and every
+    arm of a comparison sees the same workload. The number of draws skipped is the
+    summary's ``workload_redraws``. ``elephant_before`` needs ``elephant``; both are left
+    out of ``to_dict`` while ``elephant`` is None, so hashes without the rule are unchanged.
+    """
 
     KIND: ClassVar[str] = "packmime"
     kind: str = "packmime"
@@ -184,6 +198,8 @@ class PackMime(TrafficBase):
     rtt: str = "packmime"
     lrd: bool = False
     direction: str = "forward"
+    elephant: str | int | None = None
+    elephant_before: str | float = _ELEPHANT_BEFORE
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -208,11 +224,35 @@ class PackMime(TrafficBase):
         check_bool(self.lrd, "lrd")
         if self.direction not in ("forward", "reverse"):
             raise ScenarioError("direction", self.direction, "one of 'forward', 'reverse'")
+        if self.elephant is not None:
+            parse_bytes(self.elephant, "elephant")
+        before = check_time(self.elephant_before, "elephant_before", positive=True)
+        if self.elephant is None:
+            if before != parse_time(_ELEPHANT_BEFORE, "elephant_before"):
+                raise ScenarioError("elephant_before", self.elephant_before,
+                                    "elephant_before needs elephant (the response size)",
+                                    'e.g. elephant = "10MB"')
+            set_attr(self, "elephant_before", _ELEPHANT_BEFORE)  # omitted from to_dict
+
+    def to_dict(self) -> dict[str, Any]:
+        d = super().to_dict()
+        if d["elephant"] is None:  # no rule: keep the hashes of older scenarios
+            del d["elephant"], d["elephant_before"]
+        return d
 
     @property
     def n_flows(self) -> int:
         """Connections are drawn when the run is planned: 0 here (variable)."""
         return 0
+
+    @property
+    def elephant_bytes(self) -> int | None:
+        """``elephant`` in bytes (None = no rule)."""
+        return None if self.elephant is None else parse_bytes(self.elephant, "elephant")
+
+    @property
+    def elephant_before_s(self) -> float:
+        return parse_time(self.elephant_before, "elephant_before")
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -121,3 +121,20 @@ def test_two_way_web_connections_close(simulate):
     assert 0 < last_ack < 150, last_ack
     s = res.summary.iloc[0]
     assert s.open_sockets < 0.5 * s.responses, (s.open_sockets, s.responses)
+
+
+def test_client_ports_are_not_reused_while_their_socket_lives():
+    """The per-node client port pool skips ports still taken after it wraps around (ns-3's
+    Bind does not see connected sockets: reusing one of their ports made a second endpoint
+    with the same 4-tuple, an NS_FATAL 'Too many endpoints' 430 s into a two-way run),
+    hands out 0 when all are taken, and reuses a port once released."""
+    from aqmlab.ns3 import native
+
+    pool = native.load().PortPool()
+    pool.lo, pool.hi, pool.next = 20000, 20003, 20000
+    taken = [int(pool.Take()) for _ in range(3)]
+    assert taken == [20000, 20001, 20002]
+    assert int(pool.Take()) == 0
+    pool.Release(20001)
+    assert int(pool.Take()) == 20001
+    assert int(pool.Take()) == 0

@@ -34,7 +34,7 @@ namespace aqmlab
 {
 using namespace ns3;
 
-constexpr int AQMLAB_CPP_VERSION = 5;
+constexpr int AQMLAB_CPP_VERSION = 6;
 /// Flow i's sender binds port PORT_BASE + i; receivers listen on LISTEN_PORT_BASE + profile.
 constexpr uint16_t PORT_BASE = 10000;
 constexpr uint16_t LISTEN_PORT_BASE = 5000;
@@ -269,6 +269,13 @@ class Experiment
         }
         InternetStackHelper stack;
         stack.Install(m_nodes);
+        if (FastDemuxEnabled())
+        {
+            for (uint32_t i = 0; i < m_nodes.GetN(); ++i)
+            {
+                FastTcpDemux::Install(m_nodes.Get(i));
+            }
+        }
 
         PointToPointHelper p2p;
         p2p.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize", StringValue("1p"));
@@ -372,11 +379,10 @@ class Experiment
             std::stable_sort(order.begin(), order.end(), [this](uint32_t a, uint32_t b) {
                 return m_flowInfo[a].start < m_flowInfo[b].start;
             });
-            auto& pool = m_ports[client];
             Ptr<WebClient> app = CreateObject<WebClient>();
             app->Setup(m_profiles.at(profile).get(),
                        InetSocketAddress(Addr(server), listeners[{server, profile}]).ConvertTo(),
-                       std::move(order), &pool, &m_registry, &m_flowInfo, &m_stats,
+                       std::move(order), Ports(client), &m_registry, &m_flowInfo, &m_stats,
                        [this](uint32_t f) { OnWebComplete(f); });
             m_nodes.Get(client)->AddApplication(app);
             app->SetStartTime(Seconds(0));
@@ -399,7 +405,7 @@ class Experiment
                            InetSocketAddress(Addr(server),
                                              listeners.at({server, script->profile}))
                                .ConvertTo(),
-                           {}, &m_ports[client], &m_registry, &m_flowInfo, &m_stats,
+                           {}, Ports(client), &m_registry, &m_flowInfo, &m_stats,
                            [this, browser](uint32_t f) {
                                OnWebComplete(f);
                                (*browser)->ObjectDone(f);
@@ -688,7 +694,17 @@ class Experiment
 
     NodeContainer m_nodes;
     FlowRegistry m_registry;
-    std::map<uint32_t, PortPool> m_ports;
+    std::map<uint32_t, std::shared_ptr<PortPool>> m_ports;
+
+    std::shared_ptr<PortPool> Ports(uint32_t node)
+    {
+        auto& pool = m_ports[node];
+        if (!pool)
+        {
+            pool = std::make_shared<PortPool>();
+        }
+        return pool;
+    }
     std::vector<std::unique_ptr<BrowsingScript>> m_scripts;
     std::vector<std::unique_ptr<Browser>> m_browsers;
     std::map<std::tuple<uint32_t, uint32_t, uint32_t>, Ptr<WebClient>> m_browseClients;

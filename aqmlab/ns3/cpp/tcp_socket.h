@@ -10,6 +10,7 @@
 //  * RFC 793 closing where ns-3 3.44 strands connections (see "Closing" below), and a
 //    census of the sockets still open at the end of a run.
 #pragma once
+#include "fast_demux.h"
 #include "flow_stats.h"
 
 #include "ns3/internet-module.h"
@@ -17,6 +18,7 @@
 
 #include <algorithm>
 #include <array>
+#include <functional>
 #include <unordered_set>
 
 namespace aqmlab
@@ -54,8 +56,25 @@ class AqmTcpSocket : public TcpSocketBase
 
     ~AqmTcpSocket() override
     {
+        if (m_fastRegistered && m_tcp)
+        {
+            if (FastTcpDemux* d = FastTcpDemux::For(PeekPointer(m_tcp)))
+            {
+                d->Unregister(m_fastKey, this);
+            }
+        }
         m_finWait2Event.Cancel();
         Live().erase(this);
+        if (m_onDestroy)
+        {
+            m_onDestroy();
+        }
+    }
+
+    /// Called when this socket is destroyed (e.g. to give its port back to a pool).
+    void SetOnDestroy(std::function<void()> f)
+    {
+        m_onDestroy = std::move(f);
     }
 
     /// Sockets of this process that are alive, by TCP state (index: TcpStates_t);
@@ -102,6 +121,10 @@ class AqmTcpSocket : public TcpSocketBase
     //    answered with <SEQ=SEG.ACK><CTL=RST> (RFC 793 p. 65); other segments are dropped.
     void DoForwardUp(Ptr<Packet> packet, const Address& from, const Address& to) override
     {
+        if (!m_fastRegistered && m_endPoint != nullptr && m_endPoint->GetPeerPort() != 0)
+        {
+            RegisterFast(); // later segments skip ns-3's linear endpoint scan
+        }
         if (m_state == TIME_WAIT || m_state == LISTEN)
         {
             TcpHeader h;
@@ -137,6 +160,24 @@ class AqmTcpSocket : public TcpSocketBase
             m_finWait2Event = Simulator::Schedule(Seconds(60), &AqmTcpSocket::FinWait2Timeout,
                                                   this);
         }
+    }
+
+    void RegisterFast()
+    {
+        m_fastRegistered = true;
+        FastTcpDemux* d = FastTcpDemux::For(PeekPointer(m_tcp));
+        if (d == nullptr || m_endPoint->GetLocalAddress() == Ipv4Address::GetAny())
+        {
+            return;
+        }
+        m_fastKey = TcpKey{m_endPoint->GetLocalAddress().Get(), m_endPoint->GetPeerAddress().Get(),
+                           m_endPoint->GetLocalPort(), m_endPoint->GetPeerPort()};
+        d->Register(m_fastKey, this, m_endPoint, &AqmTcpSocket::OwnsEndpoint);
+    }
+
+    static bool OwnsEndpoint(const void* socket, const Ipv4EndPoint* ep)
+    {
+        return static_cast<const AqmTcpSocket*>(socket)->m_endPoint == ep;
     }
 
     void FinWait2Timeout()
@@ -300,6 +341,9 @@ class AqmTcpSocket : public TcpSocketBase
     }
 
     EventId m_finWait2Event;
+    bool m_fastRegistered{false};
+    TcpKey m_fastKey;
+    std::function<void()> m_onDestroy;
 
     /// ns-2 slowdown(CLOSE_SSTHRESH_HALF): half of min(cwnd, rwnd) in whole segments, >= 2.
     uint32_t RenoHalfWindow(uint32_t cwnd) const

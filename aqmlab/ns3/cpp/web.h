@@ -13,6 +13,7 @@
 #include "ns3/applications-module.h"
 
 #include <functional>
+#include <memory>
 #include <unordered_map>
 #include <vector>
 
@@ -75,16 +76,35 @@ class ByteSender
     std::unordered_map<Socket*, std::pair<double, bool>> m_left;
 };
 
-/// Per-node pool of client ports, cycled; a port still bound (e.g. in TIME_WAIT) is skipped.
+/// Per-node pool of client ports, cycled. A port stays taken until the socket that used it
+/// is destroyed (its endpoint freed), however long that takes (elephants, TIME_WAIT,
+/// LAST_ACK): ns-3's Bind(port) does not see connected sockets, whose endpoints no longer
+/// have the wildcard local address, so reusing their port would create a second endpoint
+/// with the same 4-tuple (NS_FATAL "Too many endpoints" once the pool wraps around).
 struct PortPool
 {
     uint16_t lo = 20000, hi = 65000, next = 20000;
+    std::vector<bool> busy = std::vector<bool>(65536, false);
 
+    /// A free port, or 0 if all are taken.
     uint16_t Take()
     {
-        const uint16_t p = next;
-        next = next + 1 >= hi ? lo : next + 1;
-        return p;
+        for (uint32_t n = 0; n < uint32_t(hi - lo); ++n)
+        {
+            const uint16_t p = next;
+            next = next + 1 >= hi ? lo : next + 1;
+            if (!busy[p])
+            {
+                busy[p] = true;
+                return p;
+            }
+        }
+        return 0;
+    }
+
+    void Release(uint16_t p)
+    {
+        busy[p] = false;
     }
 };
 
@@ -212,13 +232,14 @@ class WebClient : public Application
     /// `flows`: indices (sorted by start time) this client opens; `onComplete(flow)` is
     /// called when a response has fully arrived.
     void Setup(const TcpProfile* profile, Address server, std::vector<uint32_t> order,
-               PortPool* ports, FlowRegistry* registry, std::vector<FlowInfo>* flows,
+               std::shared_ptr<PortPool> ports, FlowRegistry* registry,
+               std::vector<FlowInfo>* flows,
                std::vector<FlowStats>* stats, std::function<void(uint32_t)> onComplete)
     {
         m_profile = profile;
         m_server = server;
         m_order = std::move(order);
-        m_ports = ports;
+        m_ports = std::move(ports);
         m_registry = registry;
         m_flows = flows;
         m_stats = stats;
@@ -271,18 +292,15 @@ class WebClient : public Application
         }
         (*m_flows)[f].start = Simulator::Now().GetSeconds();
         Ptr<AqmTcpSocket> s = MakeTcpSocket(GetNode(), *m_profile);
-        uint16_t port = 0;
-        for (int tries = 0; tries < 1000; ++tries)
+        uint16_t port = m_ports->Take();
+        if (port != 0 && s->Bind(InetSocketAddress(Ipv4Address::GetAny(), port)) != 0)
         {
-            port = m_ports->Take();
-            if (s->Bind(InetSocketAddress(Ipv4Address::GetAny(), port)) == 0)
-            {
-                break;
-            }
+            m_ports->Release(port);
             port = 0;
         }
         if (port != 0)
         {
+            s->SetOnDestroy([pool = m_ports, port] { pool->Release(port); });
             m_registry->Add(m_addr, port, f);
             m_conns[PeekPointer(s)] = f;
             m_keep[PeekPointer(s)] = s;
@@ -394,7 +412,7 @@ class WebClient : public Application
     Address m_server;
     std::vector<uint32_t> m_order;
     size_t m_pos{0};
-    PortPool* m_ports{nullptr};
+    std::shared_ptr<PortPool> m_ports;
     FlowRegistry* m_registry{nullptr};
     std::vector<FlowInfo>* m_flows{nullptr};
     std::vector<FlowStats>* m_stats{nullptr};
