@@ -74,7 +74,7 @@ def main() -> None:
             ratio = (long["run_cpu_s"] / long["sim_s"]) / (short["run_cpu_s"] / short["sim_s"])
             print(f"{name:22s} CPU per sim-s, {long['sim_s']:.0f} s vs {short['sim_s']:.0f} s: "
                   f"{ratio:.2f} (1.0 = linear)")
-    out = ROOT / "bench" / "results" / "web.json"
+    out = ROOT / "bench" / "results" / ("web_full.json" if args.full else "web.json")
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps({"full": args.full, "rows": rows}, indent=1))
 

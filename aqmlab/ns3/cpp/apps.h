@@ -122,16 +122,81 @@ class Sender : public Application
     Ptr<AqmTcpSocket> m_socket;
 };
 
-/// One listening socket per (host, TCP profile); accepted connections are told apart by
-/// the sender's address and port (FlowRegistry). Few sockets per host keeps ns-3's linear
-/// endpoint demultiplexing cheap when there are many flows per host.
-class Receiver : public Application
+/// Base of the receiving applications: one listening socket per (host, TCP profile);
+/// accepted connections are told apart by the sender's address and port (FlowRegistry)
+/// and handed to Accepted(socket, flow). Few listening sockets per host also keeps ns-3's
+/// linear endpoint lookup (still used for listeners) cheap.
+class FlowListener : public Application
 {
   public:
     static TypeId GetTypeId()
     {
         static TypeId tid =
-            TypeId("aqmlab::Receiver").SetParent<Application>().SetGroupName("Applications");
+            TypeId("aqmlab::FlowListener").SetParent<Application>().SetGroupName("Applications");
+        return tid;
+    }
+
+  protected:
+    void SetupListener(const TcpProfile* profile, uint16_t listenPort,
+                       const FlowRegistry* registry, std::vector<FlowInfo>* flows,
+                       std::vector<FlowStats>* stats)
+    {
+        m_profile = profile;
+        m_port = listenPort;
+        m_registry = registry;
+        m_flows = flows;
+        m_stats = stats;
+    }
+
+    /// A connection of flow `flow` was accepted on `s`.
+    virtual void Accepted(Ptr<Socket> s, uint32_t flow) = 0;
+
+    void StartApplication() override
+    {
+        m_listen = MakeTcpSocket(GetNode(), *m_profile);
+        m_listen->Bind(InetSocketAddress(Ipv4Address::GetAny(), m_port));
+        m_listen->Listen();
+        m_listen->SetAcceptCallback(MakeNullCallback<bool, Ptr<Socket>, const Address&>(),
+                                    MakeCallback(&FlowListener::Accept, this));
+    }
+
+    void StopApplication() override
+    {
+    }
+
+    void DoDispose() override
+    {
+        m_listen = nullptr;
+        Application::DoDispose();
+    }
+
+    const TcpProfile* m_profile{nullptr};
+    uint16_t m_port{0};
+    const FlowRegistry* m_registry{nullptr};
+    std::vector<FlowInfo>* m_flows{nullptr};
+    std::vector<FlowStats>* m_stats{nullptr};
+    Ptr<AqmTcpSocket> m_listen;
+
+  private:
+    void Accept(Ptr<Socket> s, const Address& from)
+    {
+        const InetSocketAddress peer = InetSocketAddress::ConvertFrom(from);
+        const int64_t f = m_registry->Lookup(peer.GetIpv4(), peer.GetPort(), Ipv4Address(), 0);
+        if (f >= 0)
+        {
+            Accepted(s, uint32_t(f)); // otherwise not one of ours: ignore its data
+        }
+    }
+};
+
+/// Counts the bytes of bulk flows and finite transfers (sender: the Sender app).
+class Receiver : public FlowListener
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid =
+            TypeId("aqmlab::Receiver").SetParent<FlowListener>().SetGroupName("Applications");
         return tid;
     }
 
@@ -143,44 +208,20 @@ class Receiver : public Application
                std::vector<FlowStats>* stats,
                std::function<void(uint32_t)> onComplete)
     {
-        m_profile = profile;
-        m_port = listenPort;
-        m_registry = registry;
-        m_flows = flows;
-        m_stats = stats;
+        SetupListener(profile, listenPort, registry, flows, stats);
         m_onComplete = std::move(onComplete);
     }
 
   private:
-    void StartApplication() override
-    {
-        m_listen = MakeTcpSocket(GetNode(), *m_profile);
-        m_listen->Bind(InetSocketAddress(Ipv4Address::GetAny(), m_port));
-        m_listen->Listen();
-        m_listen->SetAcceptCallback(MakeNullCallback<bool, Ptr<Socket>, const Address&>(),
-                                    MakeCallback(&Receiver::Accept, this));
-    }
-
-    void StopApplication() override
-    {
-    }
-
     void DoDispose() override
     {
-        m_listen = nullptr;
         m_conns.clear();
-        Application::DoDispose();
+        FlowListener::DoDispose();
     }
 
-    void Accept(Ptr<Socket> s, const Address& from)
+    void Accepted(Ptr<Socket> s, uint32_t flow) override
     {
-        const InetSocketAddress peer = InetSocketAddress::ConvertFrom(from);
-        const int64_t f = m_registry->Lookup(peer.GetIpv4(), peer.GetPort(), Ipv4Address(), 0);
-        if (f < 0)
-        {
-            return; // not one of ours: ignore its data
-        }
-        m_conns[PeekPointer(s)] = uint32_t(f);
+        m_conns[PeekPointer(s)] = flow;
         s->SetRecvCallback(MakeCallback(&Receiver::Read, this));
         s->SetCloseCallbacks(MakeCallback(&Receiver::PeerClose, this),
                              MakeCallback(&Receiver::PeerClose, this));
@@ -227,13 +268,7 @@ class Receiver : public Application
         }
     }
 
-    const TcpProfile* m_profile{nullptr};
-    uint16_t m_port{0};
-    const FlowRegistry* m_registry{nullptr};
-    std::vector<FlowInfo>* m_flows{nullptr};
-    std::vector<FlowStats>* m_stats{nullptr};
     std::function<void(uint32_t)> m_onComplete;
-    Ptr<AqmTcpSocket> m_listen;
     std::unordered_map<Socket*, uint32_t> m_conns;
     std::vector<Ptr<Socket>> m_keep;
 };

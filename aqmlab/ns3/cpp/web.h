@@ -6,6 +6,7 @@
 // with the response size of that connection, known out of band as in ns-2's PackMime.
 // Sizes, times and base RTTs come from Python as arrays (aqmlab.workload).
 #pragma once
+#include "apps.h"
 #include "flow_registry.h"
 #include "flow_stats.h"
 #include "tcp_socket.h"
@@ -108,24 +109,21 @@ struct PortPool
     }
 };
 
-class WebServer : public Application
+/// Answers each request with the response size of its connection (known out of band).
+class WebServer : public FlowListener
 {
   public:
     static TypeId GetTypeId()
     {
         static TypeId tid =
-            TypeId("aqmlab::WebServer").SetParent<Application>().SetGroupName("Applications");
+            TypeId("aqmlab::WebServer").SetParent<FlowListener>().SetGroupName("Applications");
         return tid;
     }
 
     void Setup(const TcpProfile* profile, uint16_t port, const FlowRegistry* registry,
                std::vector<FlowInfo>* flows, std::vector<FlowStats>* stats)
     {
-        m_profile = profile;
-        m_port = port;
-        m_registry = registry;
-        m_flows = flows;
-        m_stats = stats;
+        SetupListener(profile, port, registry, flows, stats);
     }
 
   private:
@@ -136,39 +134,20 @@ class WebServer : public Application
         bool answered;
     };
 
-    void StartApplication() override
-    {
-        m_listen = MakeTcpSocket(GetNode(), *m_profile);
-        m_listen->Bind(InetSocketAddress(Ipv4Address::GetAny(), m_port));
-        m_listen->Listen();
-        m_listen->SetAcceptCallback(MakeNullCallback<bool, Ptr<Socket>, const Address&>(),
-                                    MakeCallback(&WebServer::Accept, this));
-    }
-
-    void StopApplication() override
-    {
-    }
-
     void DoDispose() override
     {
-        m_listen = nullptr;
         m_conns.clear();
-        Application::DoDispose();
+        m_keep.clear();
+        FlowListener::DoDispose();
     }
 
-    void Accept(Ptr<Socket> s, const Address& from)
+    void Accepted(Ptr<Socket> s, uint32_t f) override
     {
-        const InetSocketAddress peer = InetSocketAddress::ConvertFrom(from);
-        const int64_t f = m_registry->Lookup(peer.GetIpv4(), peer.GetPort(), Ipv4Address(), 0);
-        if (f < 0)
-        {
-            return;
-        }
         if (Ptr<AqmTcpSocket> a = DynamicCast<AqmTcpSocket>(s))
         {
             a->SetStats(&(*m_stats)[f]); // the server sends the data: count its segments
         }
-        m_conns[PeekPointer(s)] = Conn{uint32_t(f), 0, false};
+        m_conns[PeekPointer(s)] = Conn{f, 0, false};
         s->SetRecvCallback(MakeCallback(&WebServer::Read, this));
         s->SetCloseCallbacks(MakeCallback(&WebServer::Closed, this),
                              MakeCallback(&WebServer::Closed, this));
@@ -208,12 +187,6 @@ class WebServer : public Application
         m_keep.erase(s);
     }
 
-    const TcpProfile* m_profile{nullptr};
-    uint16_t m_port{0};
-    const FlowRegistry* m_registry{nullptr};
-    std::vector<FlowInfo>* m_flows{nullptr};
-    std::vector<FlowStats>* m_stats{nullptr};
-    Ptr<AqmTcpSocket> m_listen;
     ByteSender m_sender;
     std::unordered_map<Socket*, Conn> m_conns;
     std::unordered_map<Socket*, Ptr<Socket>> m_keep;
