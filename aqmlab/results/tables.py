@@ -72,7 +72,10 @@ REQUEST_COLUMNS = ["request", "group", "server", "client", "start_s", "end_s",
 def requests_table(scenario: Scenario, plan: Plan, raw: RawRun) -> pd.DataFrame:
     """One row per web request/response (PackMime, Mah): start = connection opened (SYN),
     end = last response byte received; incomplete ones are kept with ``completed`` False.
-    ``response_bytes_measured``: the part of the response received after the warm-up."""
+    Connections that were never opened (the run ended first, e.g. by
+    ``stop_after_responses``, or a browsing user never reached them) are not requests and
+    are left out. ``response_bytes_measured``: the part of the response received after the
+    warm-up."""
     nb = len(plan.flows)
     if not plan.web:
         return pd.DataFrame({c: [] for c in REQUEST_COLUMNS})
@@ -82,7 +85,8 @@ def requests_table(scenario: Scenario, plan: Plan, raw: RawRun) -> pd.DataFrame:
     end = np.where(done, info["completion"], np.nan)
     start = np.where(info["start"] >= 0, info["start"], np.nan)  # browsing: never opened
     group = np.concatenate([np.full(len(w), w.group) for w in plan.web])
-    return pd.DataFrame({
+    opened = np.isfinite(start) & (start <= raw.stats["end_s"])
+    df = pd.DataFrame({
         "request": np.arange(len(group)),
         "group": group,
         "server": [plan.nodes[int(i)] for w in plan.web for i in w.server],
@@ -105,6 +109,7 @@ def requests_table(scenario: Scenario, plan: Plan, raw: RawRun) -> pd.DataFrame:
         "response_bytes_measured": (st["bytes_received"]
                                     - raw.flows_warm["bytes_received"][nb:]).astype(np.int64),
     })
+    return df[opened].reset_index(drop=True)
 
 
 def queues_table(scenario: Scenario, plan: Plan, raw: RawRun) -> pd.DataFrame:
