@@ -50,10 +50,11 @@ def profile(name: str = "quick", **overrides: Any) -> Profile:
 
 def weigle_base(duration: float, warmup: float, full: bool = False) -> Scenario:
     """The Weigle dumbbell (Reno, DT 148 both ways, two-way PackMime) with this run length;
-    ``full``: stop after 250,000 forward responses as the paper."""
+    ``full``: stop after 250,000 forward responses as the paper (500,000 counted over both
+    directions, which complete at the same rate)."""
     return example("weigle_droptail_80").replace(**{
         "name": "weigle", "run.duration": f"{duration:g}s", "run.warmup": f"{warmup:g}s",
-        "run.stop_after_responses": 250000 if full else None, "run.sample_interval": "100ms"})
+        "run.stop_after_responses": 500000 if full else None, "run.sample_interval": "100ms"})
 
 
 def queue_of(kind: str) -> dict[str, Any]:
@@ -96,7 +97,9 @@ def loads_zip(loads: list[float], groups: int = 2) -> dict[str, list]:
 
 def one_way(b: Scenario) -> Scenario:
     """Only the forward PackMime instance: the reverse path carries requests and ACKs."""
-    return b.replace(**{"traffic": [b.traffic[0].to_dict()]})
+    stop = b.run.stop_after_responses
+    return b.replace(**{"traffic": [b.traffic[0].to_dict()],
+                        "run.stop_after_responses": stop // 2 if stop else None})
 
 
 # -- reductions ------------------------------------------------------------------------------
