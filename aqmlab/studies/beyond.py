@@ -188,9 +188,7 @@ FIGURES = [fig_web, fig_web_ccdf, fig_web_bars, fig_bulk, fig_rtt, fig_many]
 def claims(data: dict, p: Profile) -> ClaimTable:
     t = ClaimTable(STUDY)
 
-    def add(cid: str, text: str, paper: Any, measured: Any, kind: str, tol: float = 0.0,
-            **kw: Any) -> None:
-        t.add(cid, text, paper, measured, kind, tol, tested=p.tests(cid), **kw)
+    add = t.adder(p.tests)
 
     c = _web_cdf(data)
     load = int(round(p.web_load * 100))

@@ -35,7 +35,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -205,6 +205,16 @@ class ClaimTable:
             raise ValueError(f"claim id {id!r} appears twice in {self.study}")
         self.claims.append(claim)
         return claim
+
+    def adder(self, tests: Callable[[str], bool]) -> Callable[..., None]:
+        """``add(id, text, paper, measured, kind, tol=0, runs=True, **kw)`` for a study's
+        claims function: the claim is tested when the profile ``tests`` it and ``runs``."""
+
+        def add(cid: str, text: str, paper: Any, measured: Any, kind: str, tol: float = 0.0,
+                runs: bool = True, **kw: Any) -> None:
+            self.add(cid, text, paper, measured, kind, tol, tested=tests(cid) and runs, **kw)
+
+        return add
 
     def extend(self, claims: Iterable[Claim]) -> None:
         for c in claims:

@@ -239,7 +239,7 @@ def _get(r: pd.DataFrame, series: str, name: str, col: str, clients: int | None 
 def claims(data: dict, p: Profile) -> ClaimTable:
     r, f = data["runs"], data["flows"]
     t = ClaimTable(STUDY)
-    add = _adder(t, p)
+    add = t.adder(p.tests)
 
     base_runs = r[r.series == "baseline"].sort_values("ql")
     zero = base_runs[base_runs.drops == 0]
@@ -371,9 +371,3 @@ def claims(data: dict, p: Profile) -> ClaimTable:
         "20ms > 100ms", {"20ms": eff_s, "100ms": eff_l}, "ordering", 0)
     return t
 
-
-def _adder(t: ClaimTable, p: Profile):
-    def add(cid: str, text: str, paper: Any, measured: Any, kind: str, tol: float = 0.0,
-            **kw: Any) -> None:
-        t.add(cid, text, paper, measured, kind, tol, tested=p.tests(cid), **kw)
-    return add

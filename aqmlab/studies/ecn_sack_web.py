@@ -362,9 +362,7 @@ FIGURES = [fig_dt_ared, fig_ecn, fig_sack, fig_large, fig_best, fig_red, fig_ccd
 def claims(data: dict, p: Profile) -> ClaimTable:
     t = ClaimTable(STUDY)
 
-    def add(cid: str, text: str, paper: Any, measured: Any, kind: str, tol: float = 0.0,
-            **kw: Any) -> None:
-        t.add(cid, text, paper, measured, kind, tol, tested=p.tests(cid), **kw)
+    add = t.adder(p.tests)
 
     sz = data.get("sizes", pd.DataFrame())
     sz = sz[sz.name == BASELINE] if len(sz) else sz

@@ -376,9 +376,7 @@ def claims(data: dict, p: Profile) -> ClaimTable:
     r = data["runs"]
     t = ClaimTable(STUDY)
 
-    def add(cid: str, text: str, paper: Any, measured: Any, kind: str, tol: float = 0.0,
-            runs: bool = True, **kw: Any) -> None:
-        t.add(cid, text, paper, measured, kind, tol, tested=p.tests(cid) and runs, **kw)
+    add = t.adder(p.tests)
 
     loss = r[r.series == "loss"].groupby(["wc", "conn"], as_index=False).mean(numeric_only=True)
     large = loss[loss.wc > 3 * loss.conn]

@@ -177,9 +177,7 @@ def claims(data: dict, p: Profile) -> ClaimTable:
     r = data.get("routers", pd.DataFrame())
     s = data.get("stats", pd.DataFrame())
 
-    def add(cid: str, text: str, paper: Any, measured: Any, kind: str, tol: float = 0.0,
-            **kw: Any) -> None:
-        t.add(cid, text, paper, measured, kind, tol, tested=p.tests(cid), **kw)
+    add = t.adder(p.tests)
 
     def rv(name: str, load: int, router: str, col: str) -> float:
         if not len(r):

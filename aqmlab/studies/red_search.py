@@ -274,9 +274,7 @@ def claims(data: dict, p: Profile) -> ClaimTable:
     t = ClaimTable(STUDY)
     sn = ch.deviation(p)
 
-    def add(cid: str, text: str, paper: Any, measured: Any, kind: str, tol: float = 0.0,
-            **kw: Any) -> None:
-        t.add(cid, text, paper, measured, kind, tol, tested=p.tests(cid), **kw)
+    add = t.adder(p.tests)
 
     c = mean_cdf(data)
 

@@ -200,3 +200,12 @@ def test_save_figure_writes_png_svg_and_data(tmp_path):
         assert (tmp_path / f"cdf.{ext}").stat().st_size > 500
     plots.empty_figure(tmp_path, "none", "nothing here")
     assert (tmp_path / "none.png").stat().st_size > 0
+
+
+def test_adder_marks_claims_untested_unless_the_profile_tests_them_and_runs_exist():
+    t = ClaimTable("s")
+    add = t.adder(lambda cid: cid != "skip")
+    add("a", "x", 1.0, 1.0, "abs within", 0.1)
+    add("skip", "x", 1.0, 1.0, "abs within", 0.1)
+    add("b", "x", 1.0, 1.0, "abs within", 0.1, runs=False)
+    assert [c.reproduced for c in t] == ["yes", NOT_TESTED, NOT_TESTED]
