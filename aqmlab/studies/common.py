@@ -26,7 +26,7 @@ import pandas as pd
 from aqmlab.scenario import Scenario
 
 __all__ = ["Context", "context", "prefetch", "cost", "PlannedSweep", "arms_zip", "collect", "web_stats", "web_cdf", "cdf_grid",
-           "CDF_GRID_MS", "mean_cdf", "crossings", "share_faster", "get_path", "EXAMPLES",
+           "CDF_GRID_MS", "mean_cdf", "curve", "crossings", "share_faster", "get_path", "EXAMPLES",
            "example", "pct"]
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -369,6 +369,17 @@ def mean_cdf(cdfs: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:
     keys = [*by, "response_time_ms"]
     out = cdfs.groupby(keys, sort=False, dropna=False)[["cdf", "ccdf"]].mean().reset_index()
     return out
+
+
+def curve(cdf: pd.DataFrame, load: int, name: str) -> tuple[np.ndarray, np.ndarray] | None:
+    """(response_time_ms, cdf) of run ``name`` at ``load`` (percent) in a mean-CDF table, or
+    None when there is no such curve."""
+    if not len(cdf):
+        return None
+    d = cdf[(cdf.load_pct == load) & (cdf.name == name)]
+    if not len(d):
+        return None
+    return d.response_time_ms.to_numpy(), d.cdf.to_numpy()
 
 
 def crossings(t: np.ndarray, fa: np.ndarray, fb: np.ndarray,

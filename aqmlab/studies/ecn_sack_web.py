@@ -19,12 +19,13 @@ import numpy as np
 import pandas as pd
 
 from aqmlab.scenario import Scenario
-from aqmlab.studies import plots
+from aqmlab.studies import common, plots
 from aqmlab.studies.claims import ClaimTable
 from aqmlab.studies.common import (
     Context,
     collect,
     crossings,
+    curve,
     example,
     quantile_at,
     share_faster,
@@ -205,16 +206,7 @@ def mean_cdf(data: dict, key: str = "cdf", series: str = "two-way") -> pd.DataFr
     c = data.get(key, pd.DataFrame())
     if not len(c):
         return c
-    c = c[c.series == series]
-    return (c.groupby(["load_pct", "name", "response_time_ms"], sort=False)[["cdf", "ccdf"]]
-            .mean().reset_index())
-
-
-def curve(cdf: pd.DataFrame, load: int, name: str) -> tuple[np.ndarray, np.ndarray] | None:
-    d = cdf[(cdf.load_pct == load) & (cdf.name == name)]
-    if not len(d):
-        return None
-    return d.response_time_ms.to_numpy(), d.cdf.to_numpy()
+    return common.mean_cdf(c[c.series == series], ["load_pct", "name"])
 
 
 def stat(data: dict, load: int, name: str, col: str, series: str = "two-way") -> float:

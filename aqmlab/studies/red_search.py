@@ -22,7 +22,7 @@ import pandas as pd
 from aqmlab.studies import christiansen as ch
 from aqmlab.studies import plots
 from aqmlab.studies.claims import ClaimTable
-from aqmlab.studies.common import Context, share_faster
+from aqmlab.studies.common import Context, curve, share_faster
 from aqmlab.studies.profiles import Profile
 from aqmlab.studies.profiles import get as get_profile
 
@@ -125,13 +125,6 @@ def stat(data: dict, load: int, name: str, col: str) -> float:
         return math.nan
     d = s[(s.load_pct == load) & (s.name == name)]
     return float(d[col].mean()) if len(d) else math.nan
-
-
-def curve(c: pd.DataFrame, load: int, name: str):
-    if not len(c):
-        return None
-    d = c[(c.load_pct == load) & (c.name == name)]
-    return (d.response_time_ms.to_numpy(), d.cdf.to_numpy()) if len(d) else None
 
 
 def th(lo: float, hi: float) -> str:

@@ -19,10 +19,10 @@ import numpy as np
 import pandas as pd
 
 from aqmlab.studies import christiansen as ch
+from aqmlab.studies import common, plots
 from aqmlab.studies import ecn_sack_web as weigle
-from aqmlab.studies import plots
 from aqmlab.studies.claims import ClaimTable
-from aqmlab.studies.common import Context, crossings, quantile_at, share_faster
+from aqmlab.studies.common import Context, crossings, curve, quantile_at, share_faster
 from aqmlab.studies.profiles import Profile
 from aqmlab.studies.profiles import get as get_profile
 
@@ -61,8 +61,7 @@ def mean_cdf(data: dict, key: str = "cdf") -> pd.DataFrame:
     c = data.get(key, pd.DataFrame())
     if not len(c):
         return c
-    return (c.groupby(["load_pct", "name", "response_time_ms"], sort=False)[["cdf", "ccdf"]]
-            .mean().reset_index())
+    return common.mean_cdf(c, ["load_pct", "name"])
 
 
 def stat(data: dict, load: int, name: str, col: str) -> float:
@@ -199,12 +198,8 @@ def claims(data: dict, p: Profile) -> ClaimTable:
     loads = sorted(set(c.load_pct)) if len(c) else []
     qlens = sorted({_qlen(n) for n in set(c.name) if n != ch.BASELINE}) if len(c) else []
 
-    def cdf_of(load: int, name: str) -> tuple[np.ndarray, np.ndarray] | None:
-        d = c[(c.load_pct == load) & (c.name == name)] if len(c) else c
-        return (d.response_time_ms.to_numpy(), d.cdf.to_numpy()) if len(d) else None
-
     def sup(load: int, a: str, b: str, tmax: float = 3000) -> float:
-        ca, cb = cdf_of(load, a), cdf_of(load, b)
+        ca, cb = curve(c, load, a), curve(c, load, b)
         if ca is None or cb is None:
             return math.nan
         sel = ca[0] <= tmax
@@ -249,7 +244,7 @@ def claims(data: dict, p: Profile) -> ClaimTable:
     b98 = base_med.get(98, math.nan)
     add("C-uncongested-500ms", "Unconstrained network, 98 %: about 90 % of requests complete "
         "within 500 ms (Fig. 4.5; median 229 ms)", 0.9,
-        _value_at(cdf_of(98, ch.BASELINE), 500), "abs within", 0.05,
+        _value_at(curve(c, 98, ch.BASELINE), 500), "abs within", 0.05,
         note=f"median {b98:.0f} ms" if not math.isnan(b98) else "")
     best = {}
     for load in (90, 98):
@@ -283,8 +278,8 @@ def claims(data: dict, p: Profile) -> ClaimTable:
     wc = data.get("weigle_cdf", pd.DataFrame())
     if len(wc):
         wc = wc.groupby(["load_pct", "name", "response_time_ms"])[["cdf"]].mean().reset_index()
-    w111 = _curve(wc, 80, "reno-dt111")
-    w148 = _curve(wc, 80, "reno-dt148")
+    w111 = curve(wc, 80, "reno-dt111")
+    w148 = curve(wc, 80, "reno-dt148")
     xs = crossings(w111[0], w111[1], w148[1], 100, 1500) if w111 and w148 else []
     main = max(xs, key=lambda x: x[1]) if xs else (math.nan, math.nan)
     add("W-dt-cross-time", "Weigle 80 %: DT-111 and DT-148 CDFs cross near 700 ms "
@@ -300,13 +295,6 @@ def claims(data: dict, p: Profile) -> ClaimTable:
         share_faster(w111[0], w111[1], w148[1], q_hi=0.8) if w111 and w148 else math.nan,
         "greater", 0, note="share of quantile levels below 0.8 where DT-111 is faster")
     return t
-
-
-def _curve(c: pd.DataFrame, load: int, name: str):
-    if not len(c):
-        return None
-    d = c[(c.load_pct == load) & (c.name == name)]
-    return (d.response_time_ms.to_numpy(), d.cdf.to_numpy()) if len(d) else None
 
 
 def _value_at(cv: Any, x: float) -> float:
