@@ -293,6 +293,10 @@ def _cmd_figures(args: argparse.Namespace) -> int:
             print(f"{r['study']:22s} {r['runs']:5d} runs ({r['new']} not shared with an "
                   f"earlier study), {r['missing']:5d} not in the store, "
                   f"~{r['cpu_hours']:.2f} CPU-hours")
+            if r["stored"]:
+                print(f"{'':22s} {r['stored']:5d} runs stored: measured "
+                      f"{r['stored_cpu_hours']:.2f} CPU-hours of Run, the model says "
+                      f"{r['stored_model_hours']:.2f}")
         print(f"total ~{sum(r['cpu_hours'] for r in rows):.1f} CPU-hours to run "
               f"(estimate from the cost model in aqmlab.studies.common.cost)")
         return 0

@@ -36,8 +36,10 @@ def regenerate(profile: str = "quick", out: str | Path = "figures",
 
 def estimate(profile: str = "full", only: Sequence[str] | None = None,
              store: str | Path = "data") -> list[dict]:
-    """Per study: runs planned, runs missing from the store, and the estimated CPU-hours of
-    the missing ones (:func:`aqmlab.studies.common.cost`)."""
+    """Per study: runs planned, runs missing from the store and the estimated CPU-hours of
+    the missing ones (:func:`aqmlab.studies.common.cost`); for the runs already stored, the
+    measured CPU-hours (``run_cpu_s``) beside the model's figure for them, so the estimate
+    can be judged."""
     from aqmlab.campaign import Store  # noqa: PLC0415
     from aqmlab.notebooks import plan  # noqa: PLC0415
     from aqmlab.studies import STUDIES  # noqa: PLC0415
@@ -49,8 +51,14 @@ def estimate(profile: str = "full", only: Sequence[str] | None = None,
         points = {p.key: p for spec in plan([name], profile, store) for p in spec.points()}
         new = [p for k, p in points.items() if k not in seen]
         seen |= set(points)
-        missing = [p for p in new if st.check(p.key)[0] != "ok"]
+        stored = {p.key: p for p in new if st.check(p.key)[0] == "ok"}
+        missing = [p for p in new if p.key not in stored]
+        cpu = {k: st.summary(k).get("run_cpu_s") for k in stored}
+        timed = [k for k, v in cpu.items() if v is not None]
         rows.append({"study": name, "runs": len(points), "new": len(new),
                      "missing": len(missing),
-                     "cpu_hours": round(sum(cost(p.scenario) for p in missing) / 3600, 2)})
+                     "cpu_hours": round(sum(cost(p.scenario) for p in missing) / 3600, 2),
+                     "stored": len(stored),
+                     "stored_cpu_hours": sum(float(cpu[k]) for k in timed) / 3600,
+                     "stored_model_hours": sum(cost(stored[k].scenario) for k in timed) / 3600})
     return rows

@@ -13,8 +13,17 @@ from aqmlab.scenario import Tcp
 from aqmlab.scenario.queues import Ared, CoDel, DropTail, FqCoDel, Pie, Queue, Red
 
 #: Packets the device adds to the queue disc's limit: 1 in the 1-packet device queue,
-#: 1 in transmission. ns-2's ``limit_`` counts both.
+#: 1 in transmission. ns-2's DropTail ``limit_`` counts both (it holds ``limit_ - 1``
+#: waiting packets: ``(q_->length() + 1) >= qlim_`` drops).
 DEVICE_PACKETS = 2
+#: ns-2's REDQueue (and ALTQ's RED, derived from it) holds ``limit_`` *waiting* packets
+#: (``qlen >= qlim`` drops) and averages the waiting packets; in ns-3 one of them sits in
+#: the 1-packet device queue whenever the disc is not empty. So a RED disc gets
+#: ``limit - 1`` packets and thresholds lowered by that one packet, which makes ns-3's
+#: comparisons (average of the disc) those of ns-2 (average of disc + device packet)
+#: whenever packets wait. Left different: an arrival that finds only the device packet
+#: (ns-2 may drop early once 2 wait, ns-3 once 2 are in the disc) and the idle decay.
+RED_DEVICE_WAITING = 1
 
 CONGESTION = {
     "reno": "ns3::TcpNewReno",  # + aqmlab's Reno recovery
@@ -46,15 +55,24 @@ def _b(v: bool) -> str:
 
 
 def _max_size(q: Queue, mean_pkt: int, byte_mode: bool = False) -> str:
-    """ns-3 ``MaxSize``: ns-2 ``limit_`` minus the device's two packets. For RED the unit
-    selects packet or byte mode, so it follows ``mode`` whatever unit ``limit`` has."""
+    """ns-3 ``MaxSize``: ns-2 ``limit_`` minus the device's packets (two for drop-tail-like
+    queues, one for RED: :data:`RED_DEVICE_WAITING`). For RED the unit selects packet or
+    byte mode, so it follows ``mode`` whatever unit ``limit`` has."""
+    red = isinstance(q, (Red, Ared))
+    device = DEVICE_PACKETS - RED_DEVICE_WAITING if red else DEVICE_PACKETS
     amount, unit = q.limit_size
-    pkts = amount - DEVICE_PACKETS if unit == "p" else None
+    pkts = amount - device if unit == "p" else None
     if byte_mode:
         return f"{pkts * mean_pkt if pkts is not None else amount}B"
-    if pkts is None and isinstance(q, (Red, Ared)):
-        pkts = max(1, round(amount / mean_pkt) - DEVICE_PACKETS)
+    if pkts is None and red:
+        pkts = max(1, round(amount / mean_pkt) - device)
     return f"{pkts}p" if pkts is not None else f"{amount}B"
+
+
+def _red_th(th_pkts: float, scale: float = 1.0) -> str:
+    """A RED threshold (ns-2: waiting packets) as ns-3 sees it (disc packets, x ``scale``
+    bytes per packet in byte mode): one device packet lower, never below 0."""
+    return repr(max(0.0, th_pkts - RED_DEVICE_WAITING) * scale)
 
 
 def _ptc(rate_bps: float, mean_pkt: int) -> float:
@@ -77,7 +95,7 @@ def queue_config(q: Queue, rate_bps: float, delay_s: float) -> QueueConfig:
         scale = q.mean_pkt_size if byte else 1
         attrs = (("MaxSize", _max_size(q, q.mean_pkt_size, byte)),
                  ("MeanPktSize", str(q.mean_pkt_size)),
-                 ("MinTh", repr(q.min_th * scale)), ("MaxTh", repr(q.max_th * scale)),
+                 ("MinTh", _red_th(q.min_th, scale)), ("MaxTh", _red_th(q.max_th, scale)),
                  ("LInterm", repr(1.0 / q.max_p)), ("QW", repr(q.w_q)),
                  ("Gentle", _b(q.gentle)), ("Wait", _b(q.wait)), ("UseEcn", _b(q.ecn)),
                  ("UseHardDrop", _b(q.hard_drop)), ("ARED", "false"),
@@ -91,7 +109,7 @@ def queue_config(q: Queue, rate_bps: float, delay_s: float) -> QueueConfig:
         wq = q.auto_w_q(rate_bps)
         attrs = (("MaxSize", _max_size(q, q.mean_pkt_size)),
                  ("MeanPktSize", str(q.mean_pkt_size)),
-                 ("MinTh", repr(min_th)), ("MaxTh", repr(max_th)), ("QW", repr(wq)),
+                 ("MinTh", _red_th(min_th)), ("MaxTh", _red_th(max_th)), ("QW", repr(wq)),
                  # ARED=true would overwrite thresholds/QW and use the buggy Bottom formula,
                  # so adaptation is switched on with explicit values instead (ns-2 adaptive_).
                  ("ARED", "false"), ("AdaptMaxP", "true"), ("Gentle", _b(q.gentle)),

@@ -1,7 +1,12 @@
 """Queue disciplines, polymorphic by ``kind`` (registry :data:`QUEUES`).
 
-``limit`` follows ns-2 accounting: it counts the packet in transmission, so the ns-3 queue
-disc is given ``limit - 2`` packets. RED thresholds are always in packets (ns-2 semantics).
+``limit`` follows ns-2 accounting. A drop-tail ``limit`` counts the packet in
+transmission (ns-2 DropTail holds ``limit - 1`` waiting packets), so the ns-3 queue disc is
+given ``limit - 2`` packets (ns-3 keeps one more in the 1-packet device queue). RED and ARED
+(ns-2's REDQueue, like ALTQ's RED) hold ``limit`` waiting packets and compare the average of
+the waiting packets with the thresholds: the disc gets ``limit - 1`` packets and thresholds
+one packet lower (see :data:`aqmlab.ns3.mapping.RED_DEVICE_WAITING`). RED thresholds are
+always in packets (ns-2 semantics).
 """
 
 from __future__ import annotations

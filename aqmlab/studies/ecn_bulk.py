@@ -277,9 +277,9 @@ def claims(data: dict, p: Profile) -> ClaimTable:
         {"red": float(red_small.efficiency_pct.mean()) if len(red_small) else math.nan,
          "dt": float(small[small.scheme == "dt"].efficiency_pct.mean())
          if len(small) else math.nan}, "ordering", 0,
-        if_not="with ns-2 accounting a queue limit of QL holds QL - 2 packets in the disc: "
-        "RED's average (w_q 0.002) then never reaches min_th = 5 QL/16 before the buffer "
-        "overflows, so RED drops exactly as drop-tail")
+        if_not="RED's advantage here is its one extra buffer slot (ns-2's RED holds QL "
+        "waiting packets, its drop-tail QL - 1) and early drops; if RED's average "
+        "(w_q 0.002) seldom reaches min_th = 5 QL/16, RED drops as drop-tail does")
 
     d64 = {s: _get(r, "main", f"{s}-q64", "drops", 5) for s in ("dt", "aggr-red", "aggr-ecn")}
     add("P-drops-order-q64", "5 clients, QL 64: drops RED (842) > DT (370) > ECN (39)",
@@ -308,8 +308,8 @@ def claims(data: dict, p: Profile) -> ClaimTable:
                 "aggr-ecn": _get(r, "main", f"aggr-ecn-q{qmin}", "spread_pct", n)}
     add("P-lockout", f"ECN mostly avoids lockouts: at QL {qmin} its download-time spread is "
         "below drop-tail's", "dt > aggr-ecn", sp_small, "ordering", 0,
-        if_not="at this queue limit RED never marks (see P-red-beats-dt-small-ql), so the "
-        "ECN run is the drop-tail run")
+        if_not="at this queue limit RED seldom marks (see P-red-beats-dt-small-ql), so the "
+        "ECN run is close to the drop-tail run")
 
     part = r[r.series == "partial"]
     fpart = f[f.series == "partial"]

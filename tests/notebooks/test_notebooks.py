@@ -8,6 +8,7 @@ import nbformat
 import pandas as pd
 import pytest
 
+from aqmlab.figures import estimate
 from aqmlab.notebooks import NOTEBOOKS, regenerate
 from aqmlab.studies import STUDIES, load_study
 from aqmlab.studies.claims import COLUMNS
@@ -41,6 +42,21 @@ def executed(tmp_path_factory):
     root = tmp_path_factory.mktemp("notebooks")
     report = regenerate("tiny", out=root / "figures", store=root / "data", workers=2)
     return root / "figures", {row["study"]: row for row in report.rows}
+
+
+@pytest.mark.ns3
+def test_estimate_after_a_regeneration_counts_the_stored_runs(executed):
+    """Once a profile ran, nothing is missing and the measured CPU is reported beside the
+    cost model's figure for the same runs."""
+    out, _ = executed
+    rows = estimate("tiny", store=out.parent / "data")
+    assert [r["study"] for r in rows] == list(STUDIES)
+    assert sum(r["stored"] for r in rows) > 0
+    for r in rows:
+        assert r["missing"] == 0 and r["cpu_hours"] == 0, r
+        assert r["stored"] == r["new"], r
+        if r["stored"]:
+            assert 0 < r["stored_cpu_hours"] and 0 < r["stored_model_hours"], r
 
 
 @pytest.mark.ns3

@@ -3,7 +3,8 @@
 // QueueProbe listens to a root QueueDisc and the 1-packet device queue below it: arrivals,
 // departures, drops by reason (forced / unforced / overflow), marks, the time integral of
 // the queue length, its maximum, per-flow drop and mark attribution (by TCP port), and the
-// RED average queue re-derived with ns-2's estimator (ns-3 exposes no trace of it).
+// RED average queue re-derived with ns-2's estimator over the waiting packets, disc and
+// device queue (ns-3 exposes no trace of it).
 // LinkProbe counts bytes leaving a point-to-point device. Nothing crosses into Python
 // until the run is over.
 #pragma once
@@ -147,13 +148,21 @@ class QueueProbe
 
     void OnEnqueue(Ptr<const QueueDiscItem> item)
     {
-        Arrival(item, m_qdPkts > 0 ? m_qdPkts - 1 : 0);
+        // ns-2 averages the packets waiting when one arrives: those in the disc and the
+        // one in the device queue (see RED_DEVICE_WAITING in aqmlab/ns3/mapping.py).
+        Arrival(item, (m_qdPkts > 0 ? m_qdPkts - 1 : 0) + m_devPkts);
     }
 
     void OnDequeue(Ptr<const QueueDiscItem>)
     {
         c.departures += 1;
-        if (m_qdPkts == 0 && !m_idle)
+        MaybeIdle();
+    }
+
+    /// ns-2's RED counts idle time from when nothing waits any more (disc and device).
+    void MaybeIdle()
+    {
+        if (m_qdPkts == 0 && m_devPkts == 0 && !m_idle)
         {
             m_idle = true;
             m_idleSince = Simulator::Now().GetSeconds();
@@ -187,7 +196,7 @@ class QueueProbe
 
     void OnDropBefore(Ptr<const QueueDiscItem> item, const char* reason)
     {
-        Arrival(item, m_qdPkts);
+        Arrival(item, m_qdPkts + m_devPkts);
         Drop(item, reason);
     }
 
@@ -225,6 +234,7 @@ class QueueProbe
         Integrate();
         m_devPkts = v;
         Changed();
+        MaybeIdle();
     }
 
     void OnDevBytes(uint32_t, uint32_t v)
