@@ -3,8 +3,11 @@ reductions and the thesis' tabulated results (Tables B.4-B.10 of the digest, §7
 
 Scenario: ``examples/christiansen_taildrop_90.toml`` (7 servers -> R0 -> 10 Mb/s -> R1 -> 7
 client machines, per-pair RTTs of the thesis' Table 4.1, FreeBSD-like TCP, Mah browsing
-users). The offered load is set by the number of users, from the thesis' calibration
-(Table 3.5; N = 337.5 x Mb/s + 26.5 between the tabulated points).
+users). The offered load is set by the number of users: ``load x 10 Mb/s / user_kbps``
+with the per-user load measured as the thesis calibrated (unconstrained network; 3.70 kb/s
+with the 10-minute think cap, :data:`aqmlab.studies.profiles.MAH_USER_KBPS`). The thesis'
+own counts (Table 3.5, :data:`USERS`; N = 337.5 x Mb/s + 26.5 between the tabulated
+points) assume its 2.95 kb/s per user and would offer ~125 % of the nominal load here.
 
 The quick profile cannot afford the thesis' protocol: browsing users all start at once and,
 with think times of up to 10 minutes, the network needs ~20 simulated minutes to leave the
@@ -180,6 +183,10 @@ def deviation(p: Any) -> str:
                 f"{p.user_kbps:g} kb/s per user; ")
     if p.users_scale != 1.0:
         return f"{p.name} profile: {p.users_scale:g}-scale replica; "
+    if p.get("user_kbps"):
+        return (f"{p.name} profile: users calibrated to the offered load in Mb/s "
+                f"({p.user_kbps:g} kb/s per user, thesis 2.95: {users_for(0.9, p.user_kbps)}"
+                f" users at 90 %, thesis {USERS[0.9]}); ")
     return ""
 
 

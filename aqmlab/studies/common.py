@@ -141,11 +141,12 @@ class PlannedSweep:
 def cost(scenario: Scenario) -> float:
     """Expected CPU-seconds of a run on this machine class (2-core KVM, ns-3.44 wheel),
     used to order runs longest-first and to estimate CPU-hours. Measured orders of
-    magnitude per simulated second and Mb/s of bottleneck (aqmlab 0.2.1: RFC 793 closing,
-    FastTcpDemux): Mah browsing ~0.03 (0.29 CPU-s/s at 10 Mb/s, 90 %, 3,065 users, first
-    600 s; 0.135 with 60-s think times), PackMime ~0.03 (two-way at 10 Mb/s: 0.23 at 80 %,
-    0.36 at 105 %), bulk ~0.004 plus 2e-4 per flow; a parking lot counts up to three
-    congested hops."""
+    magnitude per simulated second and Mb/s of bottleneck (aqmlab 0.2.1-0.2.2: RFC 793
+    closing, FastTcpDemux): Mah browsing ~0.017 over the thesis' 90 minutes (820 CPU-s for
+    5,400 s with 3,065 users on 10 Mb/s, 622 CPU-s for 3,300 s at 11.3 Mb/s unconstrained;
+    the first, overloaded 200 s cost twice that), 0.015 with 60-s think times; PackMime
+    ~0.03 (two-way at 10 Mb/s: 0.23 at 80 %, 0.36 at 105 %), bulk ~0.004 plus 2e-4 per
+    flow; a parking lot counts up to three congested hops."""
     from aqmlab.scenario import Mah, PackMime, ParkingLot, Transfers  # noqa: PLC0415
 
     topo = scenario.topology
@@ -154,7 +155,7 @@ def cost(scenario: Scenario) -> float:
     groups = scenario.traffic
     if any(isinstance(g, Mah) for g in groups):
         cap = next(g.think_cap_s for g in groups if isinstance(g, Mah))
-        per = 0.015 if cap is not None and cap <= 120 else 0.03
+        per = 0.015 if cap is not None and cap <= 120 else 0.017
     elif any(isinstance(g, PackMime) for g in groups):
         per = 0.03
     else:
