@@ -37,6 +37,8 @@ from aqmlab.studies.common import cdf_grid, example, measured_requests, web_cdf,
 BASELINE = "uncongested"
 #: Table 3.5: offered load -> browsers.
 USERS = {0.5: 1714, 0.7: 2389, 0.8: 2727, 0.9: 3065, 0.98: 3353, 1.1: 3740}
+#: Offered load per user the thesis measured when it calibrated those counts (kb/s).
+THESIS_USER_KBPS = 2.95
 
 # Table B.4 (+B.5, qlen 190): (load %, qlen) -> KB/s, drop %, mean qlen, median ms, i1..i4.
 _TD = """80,15,987,2.60,3.20,253,85.9,7.29,4.22,2.59
@@ -185,8 +187,8 @@ def deviation(p: Any) -> str:
         return f"{p.name} profile: {p.users_scale:g}-scale replica; "
     if p.get("user_kbps"):
         return (f"{p.name} profile: users calibrated to the offered load in Mb/s "
-                f"({p.user_kbps:g} kb/s per user, thesis 2.95: {users_for(0.9, p.user_kbps)}"
-                f" users at 90 %, thesis {USERS[0.9]}); ")
+                f"({p.user_kbps:g} kb/s per user, thesis {THESIS_USER_KBPS:g}: "
+                f"{users_for(0.9, p.user_kbps)} users at 90 %, thesis {USERS[0.9]}); ")
     return ""
 
 
