@@ -209,3 +209,32 @@ def test_adder_marks_claims_untested_unless_the_profile_tests_them_and_runs_exis
     add("skip", "x", 1.0, 1.0, "abs within", 0.1)
     add("b", "x", 1.0, 1.0, "abs within", 0.1, runs=False)
     assert [c.reproduced for c in t] == ["yes", NOT_TESTED, NOT_TESTED]
+
+
+def test_multiple_bottlenecks_repeats_its_claims_per_cross_reading(tmp_path):
+    """The full profile runs two readings of the cross traffic; each reading's claims are
+    decided on its own rows only (ids tagged @x7.5), and both show in the figure."""
+    from aqmlab.studies import multiple_bottlenecks as mb
+
+    rows = []
+    for cross, peak in ((15.0, "R1"), (7.5, "R0")):   # ARED drops peak at R1 vs at R0
+        for name in ("reno-dt", "sack-ecn-ared"):
+            for load in (60, 75):
+                for router in mb.ROUTERS:
+                    drop = 1.0 + (name == "sack-ecn-ared") + (router == peak) + load / 100
+                    rows.append({"router": router, "avg_qlen_pkts": 10.0, "drop_pct": drop,
+                                 "name": name, "load_pct": load, "cross_pct": cross})
+    data = {"routers": pd.DataFrame(rows)}
+    p = mb.profile("full")
+    assert p.cross_loads == [0.15, 0.075]
+    t = mb.claims(data, p)
+    assert len(t) == 24
+    assert t["V-drops-peak-ared"].reproduced == "no"        # 15 %: peak at R1
+    assert t["V-drops-peak-ared@x7.5"].reproduced == "yes"  # 7.5 %: peak at R0
+    assert t["V-drops-peak-ared@x7.5"].text.startswith("[cross traffic 7.5 % per link]")
+    assert t["V-rt-75@x7.5"].reproduced == "no data"        # no response-time table given
+    quick = mb.claims(data, mb.profile("quick"))
+    assert len(quick) == 12 and not any("@" in c.id for c in quick)
+    mb.fig_cross_readings(data, tmp_path)
+    shown = pd.read_csv(tmp_path / "cross_readings.csv")
+    assert set(shown.cross_pct) == {15.0, 7.5} and set(shown.load_pct) == {75}
