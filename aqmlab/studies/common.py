@@ -146,12 +146,15 @@ def cost(scenario: Scenario) -> float:
     5,400 s with 3,065 users on 10 Mb/s, 622 CPU-s for 3,300 s at 11.3 Mb/s unconstrained;
     the first, overloaded 200 s cost twice that), 0.015 with 60-s think times; PackMime
     ~0.03 (two-way at 10 Mb/s: 0.23 at 80 %, 0.36 at 105 %), bulk ~0.004 plus 2e-4 per
-    flow; a parking lot counts up to three congested hops."""
+    flow; a parking lot's three congested hops count 1.5 (Vembar's 6-router lot: 0.34-0.53
+    per simulated second). A run with ``stop_after_responses`` ends about when the web
+    groups' connection rates complete that many responses after the warm-up (measured:
+    within 1 % for the Vembar runs)."""
     from aqmlab.scenario import Mah, PackMime, ParkingLot, Transfers  # noqa: PLC0415
 
     topo = scenario.topology
     mbps = topo.bottleneck_rate_bps / 1e6
-    hops = min(topo.hops, 3) if isinstance(topo, ParkingLot) else 1
+    hops = 1 + (min(topo.hops, 3) - 1) / 4 if isinstance(topo, ParkingLot) else 1
     groups = scenario.traffic
     if any(isinstance(g, Mah) for g in groups):
         cap = next(g.think_cap_s for g in groups if isinstance(g, Mah))
@@ -163,6 +166,9 @@ def cost(scenario: Scenario) -> float:
     if mbps > 20:  # an uncongested (calibration-like) network: traffic, not capacity, counts
         mbps = 10.0
     duration = scenario.run.duration_s
+    rate = sum(g.rate for g in groups if isinstance(g, PackMime))
+    if scenario.run.stop_after_responses and rate > 0:
+        duration = min(duration, scenario.run.warmup_s + scenario.run.stop_after_responses / rate)
     if scenario.run.stop_when_done and all(isinstance(g, Transfers) for g in groups):
         total = sum(sum(g.sizes_bytes) for g in groups)  # ends when the last one completes
         duration = min(duration, 1.2 * total * 8 / topo.bottleneck_rate_bps)

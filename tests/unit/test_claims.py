@@ -188,6 +188,22 @@ def test_cost_model_orders_web_above_bulk():
     assert cost(bulk) < 60  # ends when the transfers complete, not at run.duration
 
 
+def test_cost_model_ends_a_web_run_at_its_response_count():
+    """A run with stop_after_responses costs the simulated time its web groups need to
+    complete that many responses after the warm-up (the Vembar runs end within 1 % of it)."""
+    from aqmlab.scenario import PackMime
+    from aqmlab.studies.common import example
+
+    long = example("weigle_droptail_80").replace(**{"run.duration": "2400s",
+                                                     "run.warmup": "120s"})
+    rate = sum(g.rate for g in long.traffic if isinstance(g, PackMime))
+    n = int(500 * rate)
+    stop = long.replace(**{"run.stop_after_responses": n})
+    assert (cost(stop) - 1) / (cost(long) - 1) == pytest.approx((120 + n / rate) / 2400)
+    never = long.replace(**{"run.stop_after_responses": int(1e9)})
+    assert cost(never) == cost(long)  # the duration still bounds it
+
+
 def test_save_figure_writes_png_svg_and_data(tmp_path):
     from aqmlab.studies import plots
 
