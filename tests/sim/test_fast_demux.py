@@ -28,6 +28,19 @@ def both(simulate, scenario):
     return slow, simulate(scenario)
 
 
+def without_listener_path(simulate, scenario):
+    """Results with connections joining the table only at their first segment and SYNs
+    going through ns-3's scan (the fast demultiplexer before its listener path)."""
+    from aqmlab.ns3 import native
+
+    cpp = native.load()
+    try:
+        cpp.SetFastListen(False)
+        return simulate(scenario)
+    finally:
+        cpp.SetFastListen(True)
+
+
 def test_bulk_flows_identical(simulate):
     """100 Reno flows from 10 hosts through RED (10 connections per host endpoint list)."""
     sc = Scenario(
@@ -57,3 +70,21 @@ def test_two_way_web_identical(simulate):
     assert len(fast.requests) > 3000
     pd.testing.assert_frame_equal(slow.requests, fast.requests)
     pd.testing.assert_frame_equal(slow.queues, fast.queues)
+
+
+def test_overloaded_ared_ecn_web_identical(simulate):
+    """ARED+ECN at 105 %: lost and retransmitted SYNs, thousands of sockets open at once;
+    ns-3's scan, the table filled at first segments, and the table filled at Connect and
+    CompleteFork with SYNs handed to the listener all simulate the same run."""
+    sc = Scenario.load(EXAMPLES / "weigle_ecn_ared_105.toml").replace(
+        **{"run.duration": "30s", "run.warmup": "5s", "run.stop_after_responses": None,
+           "run.sample_interval": None})
+    slow, fast = both(simulate, sc)
+    middle = without_listener_path(simulate, sc)
+    assert fast.meta["sockets_syn_sent"] + fast.meta["sockets_established"] > 200
+    assert (~fast.requests.completed).sum() > 100  # overloaded: many still open at the end
+    for other in (slow, middle):
+        assert other.meta["events"] == fast.meta["events"]
+        pd.testing.assert_frame_equal(other.requests, fast.requests)
+        pd.testing.assert_frame_equal(other.flows, fast.flows)
+        pd.testing.assert_frame_equal(other.queues, fast.queues)

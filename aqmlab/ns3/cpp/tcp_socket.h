@@ -56,11 +56,12 @@ class AqmTcpSocket : public TcpSocketBase
 
     ~AqmTcpSocket() override
     {
-        if (m_fastRegistered && m_tcp)
+        if ((m_fastRegistered || m_listenPort != 0) && m_tcp)
         {
             if (FastTcpDemux* d = FastTcpDemux::For(PeekPointer(m_tcp)))
             {
                 d->Unregister(m_fastKey, this);
+                d->UnregisterListener(m_listenPort, this);
             }
         }
         m_finWait2Event.Cancel();
@@ -104,10 +105,46 @@ class AqmTcpSocket : public TcpSocketBase
         m_stats = stats;
     }
 
+    // ---- Fast demultiplexing (fast_demux.h) ------------------------------------------
+    // A connection joins the demultiplexer's table as soon as its 4-tuple is known, so
+    // none of its segments takes ns-3's linear endpoint scan; a listener takes the SYNs.
+    int Connect(const Address& address) override
+    {
+        const int r = TcpSocketBase::Connect(address);
+        if (r == 0 && FastListenEnabled())
+        {
+            RegisterFastOnce();
+        }
+        return r;
+    }
+
+    int Listen() override
+    {
+        const int r = TcpSocketBase::Listen();
+        FastTcpDemux* d = m_tcp ? FastTcpDemux::For(PeekPointer(m_tcp)) : nullptr;
+        if (r == 0 && d != nullptr && FastListenEnabled() && m_endPoint != nullptr &&
+            m_endPoint->GetLocalPort() != 0)
+        {
+            m_listenPort = m_endPoint->GetLocalPort();
+            d->RegisterListener(m_listenPort, this, m_endPoint, &AqmTcpSocket::OwnsEndpoint);
+        }
+        return r;
+    }
+
   protected:
     Ptr<TcpSocketBase> Fork() override
     {
         return CopyObject<AqmTcpSocket>(this);
+    }
+
+    void CompleteFork(Ptr<Packet> p, const TcpHeader& h, const Address& fromAddress,
+                      const Address& toAddress) override
+    {
+        TcpSocketBase::CompleteFork(p, h, fromAddress, toAddress);
+        if (FastListenEnabled())
+        {
+            RegisterFastOnce();
+        }
     }
 
     // ---- Closing (RFC 793) -----------------------------------------------------------
@@ -121,10 +158,7 @@ class AqmTcpSocket : public TcpSocketBase
     //    answered with <SEQ=SEG.ACK><CTL=RST> (RFC 793 p. 65); other segments are dropped.
     void DoForwardUp(Ptr<Packet> packet, const Address& from, const Address& to) override
     {
-        if (!m_fastRegistered && m_endPoint != nullptr && m_endPoint->GetPeerPort() != 0)
-        {
-            RegisterFast(); // later segments skip ns-3's linear endpoint scan
-        }
+        RegisterFastOnce(); // later segments skip ns-3's linear endpoint scan
         if (m_state == TIME_WAIT || m_state == LISTEN)
         {
             TcpHeader h;
@@ -159,6 +193,14 @@ class AqmTcpSocket : public TcpSocketBase
             // lost: give up after Linux's tcp_fin_timeout (60 s), as real stacks do.
             m_finWait2Event = Simulator::Schedule(Seconds(60), &AqmTcpSocket::FinWait2Timeout,
                                                   this);
+        }
+    }
+
+    void RegisterFastOnce()
+    {
+        if (!m_fastRegistered && m_endPoint != nullptr && m_endPoint->GetPeerPort() != 0)
+        {
+            RegisterFast();
         }
     }
 
@@ -343,6 +385,7 @@ class AqmTcpSocket : public TcpSocketBase
     EventId m_finWait2Event;
     bool m_fastRegistered{false};
     TcpKey m_fastKey;
+    uint16_t m_listenPort{0}; // registered with FastTcpDemux as this port's listener
     std::function<void()> m_onDestroy;
 
     /// ns-2 slowdown(CLOSE_SSTHRESH_HALF): half of min(cwnd, rwnd) in whole segments, >= 2.
