@@ -52,6 +52,7 @@ def test_each_queue_kind_runs_and_accounts(simulate, name):
     # conservation: what arrived either left, was dropped after dequeue, or is still queued
     assert q.arrivals - q.drops - q.departures <= q.max_qlen_pkts + 1
     assert q.drops == q.forced_drops + q.unforced_drops + q.overflow_drops
+    assert q.syn_drops + q.ack_only_drops <= q.drops and q.ect_drops == 0  # ECN is off
     assert res.flows.drops.sum() <= q.drops
     assert len(res.queue_ts) == 2 * 12  # two probed queues, one sample each 0.5 s
 
@@ -70,3 +71,20 @@ def test_dctcp_with_marking_red(simulate):
     assert res.queues.iloc[0].marks > 0
     assert res.flows.ecn_reductions.sum() > 0
     assert res.links.iloc[0].utilisation > 0.8
+
+
+def test_drops_by_packet_kind_under_ared_ecn_overload(simulate):
+    """Two-way web traffic through ARED+ECN at 105 %: ECN-capable data is marked below
+    max_th, so the drops there fall on what is not ECN-capable: SYNs (never ECT) and pure
+    ACKs; ECT packets are dropped only above max_th or on overflow."""
+    from pathlib import Path
+
+    sc = Scenario.load(Path(__file__).parents[2] / "examples" / "weigle_ecn_ared_105.toml")
+    res = simulate(sc.replace(**{"run.duration": "25s", "run.warmup": "5s",
+                                 "run.stop_after_responses": None,
+                                 "run.sample_interval": None}))
+    q = res.queues.set_index("queue").iloc[0]
+    assert q.marks > 0 and q.drops > 100
+    assert q.syn_drops > 0 and q.ack_only_drops > 0
+    assert q.syn_drops + q.ack_only_drops + q.ect_drops <= q.drops
+    assert q.ect_drops < q.drops  # not everything dropped was ECN-capable

@@ -27,20 +27,23 @@ struct QueueCounters
 {
     double arrivals = 0, departures = 0, drops = 0, forcedDrops = 0, unforcedDrops = 0,
            overflowDrops = 0, marks = 0, arrivalBytes = 0, dropBytes = 0, areaPkts = 0,
-           areaBytes = 0, maxPkts = 0, redAvgSum = 0, redAvgN = 0;
+           areaBytes = 0, maxPkts = 0, redAvgSum = 0, redAvgN = 0, synDrops = 0,
+           ackOnlyDrops = 0, ectDrops = 0;
 
     static std::vector<std::string> Names()
     {
         return {"arrivals", "departures", "drops", "forced_drops", "unforced_drops",
                 "overflow_drops", "marks", "arrival_bytes", "drop_bytes", "area_pkts",
-                "area_bytes", "max_pkts", "red_avg_sum", "red_avg_n"};
+                "area_bytes", "max_pkts", "red_avg_sum", "red_avg_n", "syn_drops",
+                "ack_only_drops", "ect_drops"};
     }
 
     double Get(size_t i) const
     {
         const double* v[] = {&arrivals, &departures, &drops, &forcedDrops, &unforcedDrops,
                              &overflowDrops, &marks, &arrivalBytes, &dropBytes, &areaPkts,
-                             &areaBytes, &maxPkts, &redAvgSum, &redAvgN};
+                             &areaBytes, &maxPkts, &redAvgSum, &redAvgN, &synDrops,
+                             &ackOnlyDrops, &ectDrops};
         return *v[i];
     }
 };
@@ -186,11 +189,46 @@ class QueueProbe
         {
             c.overflowDrops += 1;
         }
+        CountKind(item);
         bool data = false;
         const int f = FlowOf(item, data);
         if (f >= 0)
         {
             (data ? (*m_flows)[f].drops : (*m_flows)[f].ackDrops) += 1;
+        }
+    }
+
+    /// What a dropped packet was: a TCP segment carrying SYN (SYN or SYN-ACK), a TCP
+    /// segment without payload or SYN (pure ACKs, bare FIN/RST), an ECN-capable packet.
+    void CountKind(Ptr<const QueueDiscItem> item)
+    {
+        auto ip = DynamicCast<const Ipv4QueueDiscItem>(item);
+        if (!ip)
+        {
+            return;
+        }
+        const Ipv4Header& h = ip->GetHeader();
+        if (h.GetEcn() != Ipv4Header::ECN_NotECT)
+        {
+            c.ectDrops += 1;
+        }
+        if (h.GetProtocol() != TcpL4Protocol::PROT_NUMBER)
+        {
+            return;
+        }
+        TcpHeader tcp;
+        Ptr<const Packet> p = item->GetPacket();
+        if (p->PeekHeader(tcp) == 0)
+        {
+            return;
+        }
+        if (tcp.GetFlags() & TcpHeader::SYN)
+        {
+            c.synDrops += 1;
+        }
+        else if (p->GetSize() == tcp.GetSerializedSize())
+        {
+            c.ackOnlyDrops += 1;
         }
     }
 
