@@ -251,6 +251,10 @@ def test_multiple_bottlenecks_repeats_its_claims_per_cross_reading(tmp_path):
     assert t["V-rt-75@x7.5"].reproduced == "no data"        # no response-time table given
     quick = mb.claims(data, mb.profile("quick"))
     assert len(quick) == 12 and not any("@" in c.id for c in quick)
+    other = mb.claims(data, mb.profile("quick", cross_loads=[0.075]))
+    assert [c.id for c in other][5] == "V-drops-peak-ared@x7.5"
+    assert set(mb.primary({"routers": data["routers"][data["routers"].cross_pct == 7.5]},
+                          "routers").cross_pct) == {7.5}
     mb.fig_cross_readings(data, tmp_path)
     shown = pd.read_csv(tmp_path / "cross_readings.csv")
     assert set(shown.cross_pct) == {15.0, 7.5} and set(shown.load_pct) == {75}
