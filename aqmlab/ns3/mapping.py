@@ -107,9 +107,12 @@ def queue_config(q: Queue, rate_bps: float, delay_s: float) -> QueueConfig:
     if isinstance(q, Ared):
         min_th, max_th = q.auto_thresholds(rate_bps)
         wq = q.auto_w_q(rate_bps)
-        attrs = (("MaxSize", _max_size(q, q.mean_pkt_size)),
+        byte = q.mode == "byte"
+        scale = q.mean_pkt_size if byte else 1
+        attrs = (("MaxSize", _max_size(q, q.mean_pkt_size, byte)),
                  ("MeanPktSize", str(q.mean_pkt_size)),
-                 ("MinTh", _red_th(min_th)), ("MaxTh", _red_th(max_th)), ("QW", repr(wq)),
+                 ("MinTh", _red_th(min_th, scale)), ("MaxTh", _red_th(max_th, scale)),
+                 ("QW", repr(wq)),
                  # ARED=true would overwrite thresholds/QW and use the buggy Bottom formula,
                  # so adaptation is switched on with explicit values instead (ns-2 adaptive_).
                  ("ARED", "false"), ("AdaptMaxP", "true"), ("Gentle", _b(q.gentle)),

@@ -192,6 +192,10 @@ class Ared(QueueBase):
 
     ``target_delay`` the target queueing delay; ``alpha``/``beta`` the additive increase and
     multiplicative decrease of max_p every ``interval``; max_p is kept in [``bottom``, ``top``].
+    ``mode`` "packet" (Weigle et al.'s setting, the default) or "byte": ns-2's default since
+    2.28 (``bytes_``/``queue_in_bytes_ true``), where the average queue counts bytes and a
+    packet's drop probability scales with its size / ``mean_pkt_size``, so SYNs and pure
+    ACKs are rarely dropped.
     """
 
     KIND: ClassVar[str] = "ared"
@@ -209,9 +213,11 @@ class Ared(QueueBase):
     min_th: float | None = None
     max_th: float | None = None
     w_q: float | None = None
+    mode: str = "packet"
 
     def __post_init__(self) -> None:
         self._check_kind()
+        check_choice(self.mode, "mode", ("packet", "byte"))
         check_time(self.target_delay, "target_delay", positive=True)
         set_attr(self, "alpha", check_float(self.alpha, "alpha", gt=0))
         set_attr(self, "beta", check_float(self.beta, "beta", gt=0, lt=1))
@@ -240,6 +246,12 @@ class Ared(QueueBase):
                 self.limit,
                 f"limit < max_th: limit must be >= max_th = {self.max_th} packets",
             )
+
+    def to_dict(self) -> dict[str, Any]:
+        d = super().to_dict()
+        if d["mode"] == "packet":  # the default is left out: scenario hashes stay as before
+            del d["mode"]
+        return d
 
     @property
     def target_delay_s(self) -> float:

@@ -8,11 +8,16 @@ R0->R1, R1->R2 and R3->R4. Reno over drop-tail vs ECN SACK over Adaptive RED (5 
 68 segments and 340-packet queues for both. Connection rates come from the Weigle
 calibration table (the same PackMime settings, calibrated on a 10 Mb/s dumbbell).
 
-The paper's "a total of 15 % link utilization" of cross traffic has a second reading, 7.5 %
-per cross link (digest B.8 item 3). The profile's ``cross_loads`` lists the readings run;
-claims under a reading other than :data:`CROSS_LOAD` carry its percentage in their id
-(``V-drops-peak-ared@x7.5``), so both readings are reported side by side, neither chosen
-after the fact.
+Two settings the paper leaves open are profile axes, and each combination is a *reading*:
+
+* ``cross_loads``: "a total of 15 % link utilization" of cross traffic is read as 15 % per
+  cross link (the digest's reading, :data:`CROSS_LOAD`) or 7.5 % (digest B.8 item 3);
+* ``ared_modes``: the paper gives no ARED settings. The digest inherits Weigle et al.'s
+  packet mode; ns-2's own default since 2.28 is byte mode, where SYNs and pure ACKs are
+  rarely dropped.
+
+Claims under a reading other than the digest's carry it in their id (``@x7.5``, ``@byte``,
+``@x7.5-byte``), so the readings are reported side by side, none chosen after the fact.
 """
 
 from __future__ import annotations
@@ -35,6 +40,8 @@ TITLE = "AQM over multiple congested links (Vembar & Du)"
 ROUTERS = {"R0": "R0->R1", "R1": "R1->R2", "R3": "R3->R4"}
 #: Cross-traffic load per cross link (each direction): the digest's reading, the default.
 CROSS_LOAD = 0.15
+#: ARED's mode in the digest's reading (Weigle et al.'s Table 3).
+ARED_MODE = "packet"
 #: Table 1 (average queue, segments) and Table 2 (drop rate, %) of the paper.
 PAPER_QUEUE = {("reno-dt", 60): {"R0": 22.611, "R1": 42.187},
                ("reno-dt", 75): {"R0": 51.579, "R1": 95.039},
@@ -80,14 +87,15 @@ def base(p: Profile, cross: float = CROSS_LOAD) -> Scenario:
                 "sample_interval": "100ms"}})
 
 
-def scheme(name: str) -> dict[str, Any]:
+def scheme(name: str, ared_mode: str = ARED_MODE) -> dict[str, Any]:
+    """The arm of scheme ``name``; ``ared_mode`` "packet" or "byte" for the ARED one."""
     if name == "reno-dt":
         q = {"kind": "droptail", "limit": "340p"}
         return {"tcp.variant": "reno", "tcp.ecn": False, "topology.forward_queue": q,
                 "topology.reverse_queue": q}
     if name == "sack-ecn-ared":
         q = {"kind": "ared", "limit": "340p", "target_delay": "5ms", "mean_pkt_size": 1250,
-             "ecn": True}
+             "ecn": True, "mode": ared_mode}
         return {"tcp.variant": "sack", "tcp.ecn": True, "topology.forward_queue": q,
                 "topology.reverse_queue": q}
     raise ValueError(f"unknown scheme {name!r}")
@@ -115,34 +123,68 @@ def cross_pct(load: float) -> float:
     return round(load * 100, 1)
 
 
+def readings(p: Profile) -> list[tuple[float, str]]:
+    """The profile's (cross load, ARED mode) readings, the digest's first."""
+    pairs = [(c, m) for c in p.cross_loads for m in p.ared_modes]
+    return sorted(pairs, key=lambda r: (r[0] != CROSS_LOAD, r[1] != ARED_MODE))
+
+
+def reading_tag(cross: float, mode: str) -> str:
+    """The claim-id suffix of a reading: "" for the digest's, else "@x7.5", "@byte", ..."""
+    parts = ([f"x{cross_pct(cross):g}"] if cross != CROSS_LOAD else []) + (
+        [mode] if mode != ARED_MODE else [])
+    return "@" + "-".join(parts) if parts else ""
+
+
+def reading_label(cross: float, mode: str) -> str:
+    return f"cross {cross_pct(cross):g} %, ARED {mode}"
+
+
+def in_reading(df: pd.DataFrame, cross: float, mode: str) -> pd.DataFrame:
+    """Rows of ``df`` under a reading: its cross load, and its ARED mode for ARED rows
+    (drop-tail rows, ``ared_mode`` "", belong to every mode)."""
+    if not len(df):
+        return df
+    return df[(df.cross_pct == cross_pct(cross)) & df.ared_mode.isin([mode, ""])]
+
+
 def run(p: Profile, ctx: Context) -> dict[str, pd.DataFrame]:
-    arms = {s: scheme(s) for s in p.schemes}
     loads = {"traffic[0].load": list(p.loads), "traffic[1].load": list(p.loads)}
     parts: dict[str, list] = {}
 
     def fn(res: Any) -> pd.DataFrame:
+        q = res.scenario.topology.forward_queue
         for k, v in reduce(res).items():
             v = v.assign(name=res.scenario.name, seed=res.scenario.run.seed,
                          load_pct=round(res.scenario.traffic[0].load * 100),
-                         cross_pct=cross_pct(res.scenario.traffic[2].load))
+                         cross_pct=cross_pct(res.scenario.traffic[2].load),
+                         ared_mode=q.mode if q.kind == "ared" else "")
             parts.setdefault(k, []).append(v)
         return pd.DataFrame()
 
-    for cross in p.cross_loads:
-        name = "vembar" if cross == CROSS_LOAD else f"vembar-cross{cross_pct(cross):g}"
+    done: set[tuple[float, str]] = set()  # drop-tail runs do not depend on the ARED mode
+    for cross, mode in [(c, m) for c in p.cross_loads for m in p.ared_modes]:
+        arms = {s: scheme(s, mode) for s in p.schemes
+                if "ared" in s or (cross, "dt") not in done}
+        done.add((cross, "dt"))
+        name = "vembar" + ("" if cross == CROSS_LOAD else f"-cross{cross_pct(cross):g}") + (
+            "" if mode == ARED_MODE else f"-{mode}")
         sw = ctx.sweep(base(p, cross), name=name, arms=arms, zip=loads, seeds=p.seeds)
         collect(sw, fn)
     return {k: pd.concat(v, ignore_index=True) for k, v in parts.items()}
 
 
 def primary(data: dict, key: str) -> pd.DataFrame:
-    """Table ``key`` under the digest's cross-traffic reading (:data:`CROSS_LOAD`), or
-    under the first reading run if that one was not."""
+    """Table ``key`` under the digest's reading (15 % cross traffic, ARED in packet mode),
+    or under the first reading run if that one was not."""
     df = data.get(key, pd.DataFrame())
     if not len(df):
         return df
-    pct = cross_pct(CROSS_LOAD)
-    return df[df.cross_pct == (pct if (df.cross_pct == pct).any() else df.cross_pct.iloc[0])]
+    here = in_reading(df, CROSS_LOAD, ARED_MODE)
+    if len(here) and (here.ared_mode != "").any():
+        return here
+    first = df[df.ared_mode != ""].iloc[0] if (df.ared_mode != "").any() else df.iloc[0]
+    return in_reading(df, first.cross_pct / 100, first.ared_mode or ARED_MODE)
 
 
 # -- figures -------------------------------------------------------------------------------------
@@ -192,63 +234,70 @@ def fig_queues(data: dict, out: Path) -> Any:
                                   title=f"Forward queues at {top} % load:")
 
 
-def fig_cross_readings(data: dict, out: Path) -> Any:
-    """Drop rate and average queue per router at the top load under each cross-traffic
-    reading the profile ran (the paper's values as black ticks)."""
+def fig_readings(data: dict, out: Path) -> Any:
+    """Drop rate and average queue per router at the top load under each reading the
+    profile ran: drop-tail per cross load, ARED per cross load and mode (paper: black)."""
     r = data.get("routers", pd.DataFrame())
-    if not len(r) or r.cross_pct.nunique() < 2:
-        return plots.empty_figure(out, "cross_readings", "one cross-traffic reading in this "
-                                  "profile (the full profile runs 15 % and 7.5 % per link)")
+    if not len(r) or len(r.groupby(["cross_pct", "ared_mode"])) < 3:
+        return plots.empty_figure(out, "readings", "one reading in this profile (the full "
+                                  "profile runs 15 % and 7.5 % cross traffic, ARED in packet "
+                                  "and byte mode)")
     top = r.load_pct.max()
     r = r[r.load_pct == top]
-    r = r.assign(config=r.name + ", cross " + r.cross_pct.map("{:g} %".format))
-    configs = list(dict.fromkeys(r.sort_values(["name", "cross_pct"], ascending=[True, False])
-                                 .config))
+    mode = r.ared_mode.map(lambda m: f", ARED {m}" if m else "")
+    r = r.assign(config=r.name + ", cross " + r.cross_pct.map("{:g} %".format) + mode)
+    configs = list(dict.fromkeys(r.sort_values(["name", "cross_pct", "ared_mode"],
+                                               ascending=[True, False, False]).config))
     paper = {col: pd.DataFrame([{"router": router, "config": c, "paper": v}
                                 for c in configs for (name, load), d in table.items()
                                 if load == top and c.split(",")[0] == name
                                 for router, v in d.items()])
              for col, table in (("avg_qlen_pkts", PAPER_QUEUE), ("drop_pct", PAPER_DROPS))}
-    return plots.bars(r, out, "cross_readings", x="router", hue="config",
+    return plots.bars(r, out, "readings", x="router", hue="config",
                       metrics=["avg_qlen_pkts", "drop_pct"], order=list(ROUTERS),
                       hue_order=configs, paper=paper,
-                      title=f"Both readings of the cross traffic, {top} % load (black: paper)")
+                      title=f"Every reading of the paper's open settings, {top} % load "
+                      "(black: paper)")
 
 
-FIGURES = [fig_routers, fig_cdf, fig_queues, fig_cross_readings]
+FIGURES = [fig_routers, fig_cdf, fig_queues, fig_readings]
 
 
 # -- claims --------------------------------------------------------------------------------------
 
 
 def claims(data: dict, p: Profile) -> ClaimTable:
-    """The paper's claims under the digest's cross-traffic reading, then again (ids tagged
-    ``@x<percent>``) under every other reading the profile ran."""
+    """The paper's claims under the digest's reading, then again (ids tagged ``@x7.5``,
+    ``@byte``, ...) under every other reading the profile ran."""
     t = ClaimTable(STUDY)
-    readings = sorted(p.cross_loads, key=lambda c: c != CROSS_LOAD)  # the digest's first
-    for cross in readings:
-        pct = cross_pct(cross)
-        r, s = (data.get(k, pd.DataFrame()) for k in ("routers", "stats"))
-        if len(r):
-            r = r[r.cross_pct == pct]
-        if len(s):
-            s = s[s.cross_pct == pct]
-        tag = "" if cross == CROSS_LOAD else f"@x{pct:g}"
-        _claims(t.adder(p.tests), r, s, tag)
+    for cross, mode in readings(p):
+        r, s = (in_reading(data.get(k, pd.DataFrame()), cross, mode)
+                for k in ("routers", "stats"))
+        _claims(t.adder(p.tests), r, s, cross, mode)
     return t
 
 
-def _claims(add_claim: Any, r: pd.DataFrame, s: pd.DataFrame, tag: str) -> None:
+def _claims(add_claim: Any, r: pd.DataFrame, s: pd.DataFrame, cross: float,
+            mode: str) -> None:
     """Add the claims measured on the per-router table ``r`` and the response-time table
-    ``s`` of one cross-traffic reading; ``tag`` (empty for the digest's reading) suffixes the
-    ids and prefixes the texts."""
+    ``s`` of one reading; other readings than the digest's suffix the ids and prefix the
+    texts."""
+    tag = reading_tag(cross, mode)
+    heads, reasons = [], []
+    if cross != CROSS_LOAD:
+        heads.append(f"cross traffic {cross_pct(cross):g} % per link")
+        reasons.append("the alternative reading of 'a total of 15 %' cross traffic (digest "
+                       "B.8 item 3)")
+    if mode != ARED_MODE:
+        heads.append(f"ARED in {mode} mode")
+        reasons.append(f"ARED in ns-2's default {mode} mode (bytes_ and queue_in_bytes_ true "
+                       "since ns-2.28); the paper gives no ARED settings (digest B.4)")
 
     def add(cid: str, text: str, *args: Any, **kw: Any) -> None:
         if tag:
-            text = f"[cross traffic {tag[2:]} % per link] {text}"
+            text = f"[{'; '.join(heads)}] {text}"
             if kw.get("if_not") is None:
-                kw["if_not"] = ("the alternative reading of 'a total of 15 %' cross traffic "
-                                "(digest B.8 item 3), run as a sensitivity check")
+                kw["if_not"] = "; ".join(reasons) + ", run as a sensitivity check"
         add_claim(cid + tag, text, *args, **kw)
 
     def rv(name: str, load: int, router: str, col: str) -> float:

@@ -144,13 +144,15 @@ PROFILES: dict[str, dict[str, dict[str, Any]]] = {
     },
     "multiple_bottlenecks": {
         "tiny": dict(seeds=[1], loads=[0.6], schemes=["reno-dt", "sack-ecn-ared"],
-                     cross_loads=[0.15], duration=12.0, warmup=4.0, checks="none"),
+                     cross_loads=[0.15], ared_modes=["packet"], duration=12.0, warmup=4.0,
+                     checks="none"),
         "quick": dict(seeds=[1], loads=[0.6, 0.75], schemes=["reno-dt", "sack-ecn-ared"],
-                      cross_loads=[0.15], duration=50.0, warmup=15.0,
+                      cross_loads=[0.15], ared_modes=["packet"], duration=50.0, warmup=15.0,
                       checks={"V-queue-dt-r1-vs-r0", "V-queue-ared-band", "V-drops-peak-*",
                               "V-drops-rise"}),
         "full": dict(seeds=[1, 2, 3], loads=[0.6, 0.75], schemes=["reno-dt", "sack-ecn-ared"],
-                     cross_loads=[0.15, 0.075], duration=2400.0, warmup=120.0, checks="all"),
+                     cross_loads=[0.15, 0.075], ared_modes=["packet", "byte"], duration=2400.0,
+                     warmup=120.0, checks="all"),
     },
     "beyond": {
         "tiny": dict(seeds=[1], web_load=0.8, web_arms=["reno-dt148", "cubic-fq_codel"],

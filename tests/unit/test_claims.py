@@ -227,34 +227,49 @@ def test_adder_marks_claims_untested_unless_the_profile_tests_them_and_runs_exis
     assert [c.reproduced for c in t] == ["yes", NOT_TESTED, NOT_TESTED]
 
 
-def test_multiple_bottlenecks_repeats_its_claims_per_cross_reading(tmp_path):
-    """The full profile runs two readings of the cross traffic; each reading's claims are
-    decided on its own rows only (ids tagged @x7.5), and both show in the figure."""
+def test_multiple_bottlenecks_repeats_its_claims_per_reading(tmp_path):
+    """The full profile runs two readings of the cross traffic x two ARED modes; each
+    reading's claims are decided on its own rows only (drop-tail rows are shared by both
+    modes), ids tagged @x7.5 / @byte / @x7.5-byte, and all show in the figure."""
     from aqmlab.studies import multiple_bottlenecks as mb
 
+    peaks = {(15.0, "packet"): "R1", (7.5, "packet"): "R0", (15.0, "byte"): "R0",
+             (7.5, "byte"): "R3"}  # where ARED's drops peak under each reading
     rows = []
-    for cross, peak in ((15.0, "R1"), (7.5, "R0")):   # ARED drops peak at R1 vs at R0
+    for (cross, mode), peak in peaks.items():
         for name in ("reno-dt", "sack-ecn-ared"):
+            if name == "reno-dt" and mode == "byte":
+                continue  # drop-tail runs once per cross load
             for load in (60, 75):
                 for router in mb.ROUTERS:
                     drop = 1.0 + (name == "sack-ecn-ared") + (router == peak) + load / 100
                     rows.append({"router": router, "avg_qlen_pkts": 10.0, "drop_pct": drop,
-                                 "name": name, "load_pct": load, "cross_pct": cross})
+                                 "name": name, "load_pct": load, "cross_pct": cross,
+                                 "ared_mode": mode if name == "sack-ecn-ared" else ""})
     data = {"routers": pd.DataFrame(rows)}
     p = mb.profile("full")
-    assert p.cross_loads == [0.15, 0.075]
+    assert p.cross_loads == [0.15, 0.075] and p.ared_modes == ["packet", "byte"]
     t = mb.claims(data, p)
-    assert len(t) == 24
-    assert t["V-drops-peak-ared"].reproduced == "no"        # 15 %: peak at R1
-    assert t["V-drops-peak-ared@x7.5"].reproduced == "yes"  # 7.5 %: peak at R0
+    assert len(t) == 48
+    assert t["V-drops-peak-ared"].reproduced == "no"        # 15 %, packet: peak at R1
+    assert t["V-drops-peak-ared@x7.5"].reproduced == "yes"  # 7.5 %, packet: peak at R0
+    assert t["V-drops-peak-ared@byte"].reproduced == "yes"  # 15 %, byte: peak at R0
+    assert t["V-drops-peak-ared@x7.5-byte"].reproduced == "no"
+    assert t["V-drops-peak-dt@byte"].reproduced == t["V-drops-peak-dt"].reproduced
     assert t["V-drops-peak-ared@x7.5"].text.startswith("[cross traffic 7.5 % per link]")
+    assert t["V-drops-peak-ared@x7.5-byte"].text.startswith(
+        "[cross traffic 7.5 % per link; ARED in byte mode]")
+    assert "byte mode" in t["V-drops-peak-ared@byte"].if_not
     assert t["V-rt-75@x7.5"].reproduced == "no data"        # no response-time table given
     quick = mb.claims(data, mb.profile("quick"))
     assert len(quick) == 12 and not any("@" in c.id for c in quick)
     other = mb.claims(data, mb.profile("quick", cross_loads=[0.075]))
     assert [c.id for c in other][5] == "V-drops-peak-ared@x7.5"
-    assert set(mb.primary({"routers": data["routers"][data["routers"].cross_pct == 7.5]},
-                          "routers").cross_pct) == {7.5}
-    mb.fig_cross_readings(data, tmp_path)
-    shown = pd.read_csv(tmp_path / "cross_readings.csv")
+    only_byte = {"routers": data["routers"][data["routers"].ared_mode != "packet"]}
+    assert set(mb.primary(only_byte, "routers").ared_mode) == {"byte", ""}
+    assert set(mb.primary(data, "routers").ared_mode) == {"packet", ""}
+    assert set(mb.primary(data, "routers").cross_pct) == {15.0}
+    mb.fig_readings(data, tmp_path)
+    shown = pd.read_csv(tmp_path / "readings.csv")
     assert set(shown.cross_pct) == {15.0, 7.5} and set(shown.load_pct) == {75}
+    assert set(shown.ared_mode.dropna()) == {"packet", "byte"}  # drop-tail rows: empty

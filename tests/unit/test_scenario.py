@@ -121,6 +121,12 @@ def test_queue_dict_round_trip(cls: type) -> None:
     assert queue_from_dict(json.loads(json.dumps(d))) == q
 
 
+def test_ared_byte_mode_round_trips() -> None:
+    q = Ared(mode="byte", mean_pkt_size=1250)
+    assert queue_from_dict(json.loads(json.dumps(q.to_dict()))) == q
+    assert queue_from_dict({"kind": "ared"}).mode == "packet"
+
+
 def test_limit_packets() -> None:
     assert DropTail(limit="100p").limit_packets(500) == 100
     assert DropTail(limit="100KB").limit_packets(500) == 200
@@ -149,6 +155,7 @@ def test_limit_packets() -> None:
         ({"kind": "red", "limit": "7000B"}, r"topology\.forward_queue\.limit .*limit < max_th"),
         ({"kind": "red", "mean_pkt_size": 0}, r"topology\.forward_queue\.mean_pkt_size .*>= 1"),
         ({"kind": "red", "mode": "bytes"}, r"topology\.forward_queue\.mode .*packet, byte"),
+        ({"kind": "ared", "mode": "pkt"}, r"topology\.forward_queue\.mode .*packet, byte"),
         ({"kind": "red", "gentle": "yes"}, r"topology\.forward_queue\.gentle .*true or false"),
         ({"kind": "red", "ecn": 1}, r"topology\.forward_queue\.ecn"),
         ({"kind": "red", "adaptive": None}, r"topology\.forward_queue\.adaptive"),
