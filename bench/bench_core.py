@@ -329,6 +329,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=RESULTS / "core.json")
     args = ap.parse_args(argv)
     out = args.out.resolve()
+    # the native replayer links the wheel alone: compare like with like, ns-3's own socket
+    # bookkeeping on both sides (bench_socket_tables.py measures the tables)
+    os.environ.setdefault("AQMLAB_SOCKET_TABLES", "0")
     ensure_binary(args.rebuild)
     with tempfile.TemporaryDirectory(prefix="aqmlab_bench_") as workdir:
         os.chdir(workdir)  # ns-3 must never be imported with a large working directory

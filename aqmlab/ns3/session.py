@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from aqmlab.ns3 import native
+from aqmlab.ns3 import native, socket_tables
 from aqmlab.ns3.build import build
 from aqmlab.plan import make_plan
 from aqmlab.scenario import Scenario
@@ -87,5 +87,6 @@ def simulate(scenario: Scenario) -> RawRun:
             raw.stats[f"sockets_{state.lower()}"] = float(count)
     del exp
     cpp.ResetGlobals(scenario.run.seed, scenario.run.run)  # free the simulation's objects
+    socket_tables.reset()
     raw.stats["wall_s"] = time.perf_counter() - t0
     return raw

@@ -1,0 +1,53 @@
+"""Building and choosing the socket-tables library (aqmlab/ns3/socket_tables.py); whether
+results stay identical is tests/sim/test_socket_tables.py."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+import pytest
+
+from aqmlab.ns3 import socket_tables
+
+
+@pytest.fixture
+def unloaded(monkeypatch, tmp_path):
+    """This process as if the library were not loaded yet, with an empty cache."""
+    monkeypatch.setattr(socket_tables, "_lib", None)
+    monkeypatch.setenv("AQMLAB_CACHE", str(tmp_path))
+    return tmp_path
+
+
+def test_switched_off_by_the_environment(unloaded, monkeypatch):
+    monkeypatch.setenv("AQMLAB_SOCKET_TABLES", "0")
+    assert socket_tables.load(unloaded, "3.44") is False
+    assert not socket_tables.active()
+    assert socket_tables.calls() == dict.fromkeys(socket_tables.FUNCTIONS, 0)
+    assert not any(unloaded.iterdir())  # nothing compiled
+
+
+def test_a_failed_compile_warns_and_leaves_ns3_alone(unloaded, monkeypatch):
+    from aqmlab.ns3.loader import wheel_prefix
+
+    monkeypatch.setenv("CXX", "false")  # a "compiler" that always fails
+    with pytest.warns(RuntimeWarning, match="could not compile"):
+        assert socket_tables.library_path(wheel_prefix(), "3.44") is None
+    assert not list(unloaded.rglob("*.so"))
+
+
+@pytest.mark.skipif(shutil.which("g++") is None or shutil.which("nm") is None,
+                    reason="needs g++ and nm")
+def test_library_exports_only_the_interposed_members(unloaded):
+    from aqmlab.ns3.loader import wheel_prefix
+
+    path = socket_tables.library_path(wheel_prefix(), "3.44")
+    assert path is not None and path.is_relative_to(unloaded)
+    assert socket_tables.library_path(wheel_prefix(), "3.44") == path  # cached
+    names = subprocess.run(["nm", "-D", "--defined-only", "-C", str(path)], check=True,
+                           capture_output=True, text=True).stdout
+    for member in ("ns3::TcpL4Protocol::AddSocket", "ns3::TcpL4Protocol::RemoveSocket",
+                   "ns3::Ipv4EndPointDemux::DeAllocate", "ns3::Ipv4EndPointDemux::Allocate(",
+                   "ns3::Ipv4EndPointDemux::~Ipv4EndPointDemux", "aqmlab_socket_tables_reset"):
+        assert member in names
+    assert "std::" not in names  # template code stays private to the library
