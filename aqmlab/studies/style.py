@@ -50,6 +50,7 @@ LABELS = {
     "fairness_ratio": "fairness ratio f",
     "cov": "coefficient of variation",
     "mark_pct": "marks (%)",
+    "drop_mark_pct": "drops + ECN marks (%)",
     "drop_flows_pct": "connections with a drop (%)",
     "shut_off_pct": "shut-off flows (%)",
     "q_cov": "queue CoV",

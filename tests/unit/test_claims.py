@@ -243,18 +243,24 @@ def test_multiple_bottlenecks_repeats_its_claims_per_reading(tmp_path):
             for load in (60, 75):
                 for router in mb.ROUTERS:
                     drop = 1.0 + (name == "sack-ecn-ared") + (router == peak) + load / 100
+                    marks = 1.5 * (name == "sack-ecn-ared" and router == "R0")
                     rows.append({"router": router, "avg_qlen_pkts": 10.0, "drop_pct": drop,
+                                 "drop_mark_pct": drop + marks,
                                  "name": name, "load_pct": load, "cross_pct": cross,
                                  "ared_mode": mode if name == "sack-ecn-ared" else ""})
     data = {"routers": pd.DataFrame(rows)}
     p = mb.profile("full")
     assert p.cross_loads == [0.15, 0.075] and p.ared_modes == ["packet", "byte"]
     t = mb.claims(data, p)
-    assert len(t) == 48
+    assert len(t) == 52
     assert t["V-drops-peak-ared"].reproduced == "no"        # 15 %, packet: peak at R1
     assert t["V-drops-peak-ared@x7.5"].reproduced == "yes"  # 7.5 %, packet: peak at R0
     assert t["V-drops-peak-ared@byte"].reproduced == "yes"  # 15 %, byte: peak at R0
     assert t["V-drops-peak-ared@x7.5-byte"].reproduced == "no"
+    # marks counted as drops (ECN marks only at R0 here) move the 15 %-packet peak to R0
+    assert t["V-drops-peak-ared-marks"].reproduced == "yes"
+    assert "R0/R1/R3: 4.25/3.75/2.75" in t["V-drops-peak-ared-marks"].note
+    assert t["V-drops-peak-ared-marks@x7.5-byte"].reproduced == "yes"
     assert t["V-drops-peak-dt@byte"].reproduced == t["V-drops-peak-dt"].reproduced
     assert t["V-drops-peak-ared@x7.5"].text.startswith("[cross traffic 7.5 % per link]")
     assert t["V-drops-peak-ared@x7.5-byte"].text.startswith(
@@ -262,7 +268,7 @@ def test_multiple_bottlenecks_repeats_its_claims_per_reading(tmp_path):
     assert "byte mode" in t["V-drops-peak-ared@byte"].if_not
     assert t["V-rt-75@x7.5"].reproduced == "no data"        # no response-time table given
     quick = mb.claims(data, mb.profile("quick"))
-    assert len(quick) == 12 and not any("@" in c.id for c in quick)
+    assert len(quick) == 13 and not any("@" in c.id for c in quick)
     other = mb.claims(data, mb.profile("quick", cross_loads=[0.075]))
     assert [c.id for c in other][5] == "V-drops-peak-ared@x7.5"
     only_byte = {"routers": data["routers"][data["routers"].ared_mode != "packet"]}
@@ -273,3 +279,4 @@ def test_multiple_bottlenecks_repeats_its_claims_per_reading(tmp_path):
     shown = pd.read_csv(tmp_path / "readings.csv")
     assert set(shown.cross_pct) == {15.0, 7.5} and set(shown.load_pct) == {75}
     assert set(shown.ared_mode.dropna()) == {"packet", "byte"}  # drop-tail rows: empty
+    assert {"drop_pct", "drop_mark_pct"} <= set(shown.columns)
