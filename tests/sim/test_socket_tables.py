@@ -4,6 +4,7 @@ same tables and event count as with it, and the wheel's own calls do bind to it.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -49,7 +50,7 @@ def test_wheel_calls_bind_to_the_socket_tables(simulate):
     after = socket_tables.calls()
     grew = {k: after[k] - before[k] for k in after}
     n = len(res.requests)
-    assert n > 1000
+    assert n > 1000 and res.meta["socket_tables"] is True
     # every connection: a client socket bound and a server socket forked, each freed later
     assert grew["Allocate"] >= n and grew["AddSocket"] >= 2 * n
     assert grew["DeAllocate"] > 0 and grew["RemoveSocket"] > 0
@@ -67,3 +68,5 @@ def test_overloaded_web_identical_without_socket_tables(tmp_path):
     assert len(pd.read_parquet(fast / "requests.parquet")) > 3000
     pd.testing.assert_frame_equal(a.drop(columns=TIMING, errors="ignore"),
                                   b.drop(columns=TIMING, errors="ignore"))
+    meta = {d: json.loads((d / "meta.json").read_text()) for d in (fast, slow)}
+    assert meta[fast]["socket_tables"] is True and meta[slow]["socket_tables"] is False
