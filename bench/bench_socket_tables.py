@@ -8,7 +8,7 @@ process (``aqmlab run --in-process``), alternating on/off then off/on. Prints Ru
 seconds per run, the ratio of the medians, and exits 1 if the two did not simulate the same
 run (events and every row of the request table).
 
-    .venv/bin/python bench/bench_socket_tables.py [--duration 600] [--rounds 2]
+    .venv/bin/python bench/bench_socket_tables.py [--duration 600] [--rounds 2] [--only mah]
 """
 
 from __future__ import annotations
@@ -44,12 +44,17 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--duration", type=float, default=600.0, help="simulated seconds")
     ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--only", action="append", choices=("ared", "droptail", "mah"),
+                    help="run only this case (repeatable)")
     args = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="aqmlab-bench-sockets-"))
     from aqmlab.scenario import Scenario
 
     same = True
-    for label, (example, changes) in CASES.items():
+    for short, (label, (example, changes)) in zip(("ared", "droptail", "mah"), CASES.items(),
+                                                  strict=True):
+        if args.only and short not in args.only:
+            continue
         sc = Scenario.load(ROOT / "examples" / example).replace(
             **{"run.duration": f"{args.duration:g}s", "run.warmup": "60s",
                "run.sample_interval": None, **changes})
