@@ -24,11 +24,11 @@ from pathlib import Path
 import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[1]
-#: label -> (example, changes)
+#: name -> (label, example, changes)
 CASES = {
-    "ARED+ECN 105 %": ("weigle_ecn_ared_105.toml", {"run.stop_after_responses": None}),
-    "drop-tail 80 %": ("weigle_droptail_80.toml", {"run.stop_after_responses": None}),
-    "Mah users 110 %": ("christiansen_taildrop_90.toml", {"traffic[0].users": 2973}),
+    "ared": ("ARED+ECN 105 %", "weigle_ecn_ared_105.toml", {"run.stop_after_responses": None}),
+    "droptail": ("drop-tail 80 %", "weigle_droptail_80.toml", {"run.stop_after_responses": None}),
+    "mah": ("Mah users 110 %", "christiansen_taildrop_90.toml", {"traffic[0].users": 2973}),
 }
 
 
@@ -44,16 +44,15 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--duration", type=float, default=600.0, help="simulated seconds")
     ap.add_argument("--rounds", type=int, default=2)
-    ap.add_argument("--only", action="append", choices=("ared", "droptail", "mah"),
+    ap.add_argument("--only", action="append", choices=list(CASES),
                     help="run only this case (repeatable)")
     args = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="aqmlab-bench-sockets-"))
     from aqmlab.scenario import Scenario
 
     same = True
-    for short, (label, (example, changes)) in zip(("ared", "droptail", "mah"), CASES.items(),
-                                                  strict=True):
-        if args.only and short not in args.only:
+    for name, (label, example, changes) in CASES.items():
+        if args.only and name not in args.only:
             continue
         sc = Scenario.load(ROOT / "examples" / example).replace(
             **{"run.duration": f"{args.duration:g}s", "run.warmup": "60s",

@@ -169,28 +169,32 @@ TcpL4Protocol::RemoveSocket(Ptr<TcpSocketBase> socket)
 
 // -- Ipv4EndPointDemux: the endpoint list ------------------------------------------------------
 
+/// Record the list element at `i` (the last one indexed so far) in `ix`.
+static void
+Index(EndpointIndex& ix, Ipv4EndPointDemux::EndPointsI i)
+{
+    ix.where[*i] = i;
+    ix.byPort[(*i)->GetLocalPort()].insert(*i);
+    ix.last = i;
+    ix.any = true;
+}
+
 /// Bring the index of `demux` up to date with its endpoint list.
 static EndpointIndex&
 SyncEndpoints(const void* demux, Ipv4EndPointDemux::EndPoints& list)
 {
     EndpointIndex& ix = EndpointIndexes()[demux];
-    auto add = [&ix](Ipv4EndPointDemux::EndPointsI i) {
-        ix.where[*i] = i;
-        ix.byPort[(*i)->GetLocalPort()].insert(*i);
-        ix.last = i;
-        ix.any = true;
-    };
     auto from = ix.any ? std::next(ix.last) : list.begin();
     for (auto i = from; i != list.end(); ++i)
     {
-        add(i);
+        Index(ix, i);
     }
     if (ix.where.size() != list.size())
     {
         ix = EndpointIndex{};
         for (auto i = list.begin(); i != list.end(); ++i)
         {
-            add(i);
+            Index(ix, i);
         }
     }
     return ix;
@@ -200,11 +204,7 @@ static Ipv4EndPoint*
 Append(EndpointIndex& ix, Ipv4EndPointDemux::EndPoints& list, Ipv4EndPoint* ep)
 {
     list.push_back(ep);
-    auto i = std::prev(list.end());
-    ix.where[ep] = i;
-    ix.byPort[ep->GetLocalPort()].insert(ep);
-    ix.last = i;
-    ix.any = true;
+    Index(ix, std::prev(list.end()));
     return ep;
 }
 
@@ -214,10 +214,7 @@ EphemeralPort(const EndpointIndex& ix, uint16_t& ephemeral, uint16_t first, uint
 {
     uint16_t port = ephemeral;
     int count = last - first;
-    auto used = [&ix](uint16_t p) {
-        auto b = ix.byPort.find(p);
-        return b != ix.byPort.end() && !b->second.empty();
-    };
+    auto used = [&ix](uint16_t p) { return ix.byPort.count(p) > 0; }; // no empty buckets
     do
     {
         if (count-- < 0)
