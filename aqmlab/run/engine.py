@@ -20,7 +20,7 @@ from pathlib import Path
 
 from aqmlab.errors import SimulationCrashed, SimulationTimeout
 from aqmlab.results.results import Results
-from aqmlab.run import worker
+from aqmlab.run import allocator, worker
 from aqmlab.scenario import Scenario
 
 STDERR_TAIL = 4000
@@ -58,7 +58,8 @@ class LocalEngine:
 
     def submit(self, scenario: Scenario) -> tuple[Future, Path]:
         log = self._logdir / f"{scenario.key}-{os.urandom(4).hex()}.stderr"
-        fut = self._executor().submit(worker.task, scenario.to_dict(), str(log))
+        with allocator.inherited():  # a worker spawned now preloads mimalloc
+            fut = self._executor().submit(worker.task, scenario.to_dict(), str(log))
         return fut, log
 
     def result(self, scenario: Scenario, fut: Future, log: Path,

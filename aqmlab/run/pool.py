@@ -10,6 +10,8 @@ resetting ns-3's global state before each. Two ways to start them:
   replaced in milliseconds, and the workers share the zygote's memory copy-on-write.
 * ``start="spawn"``: every worker is a fresh interpreter that warms up by itself.
 
+Workers (and the zygote) start with mimalloc preloaded (:mod:`aqmlab.run.allocator`).
+
 The parent talks to every worker over its own socket, so it always knows which run a
 worker holds:
 
@@ -52,6 +54,7 @@ from pathlib import Path
 from typing import Any
 
 from aqmlab.errors import SimulationError
+from aqmlab.run import allocator
 
 STDERR_TAIL = 4000
 #: Consecutive workers (or zygotes) that may die before being ready, before giving up.
@@ -140,6 +143,7 @@ class WorkerPool:
         self.start = start
         self.warm = warm
         self.env = env
+        allocator.preload_env({**os.environ, **(env or {})})  # a bad AQMLAB_ALLOCATOR fails here
         self.logdir = Path(tempfile.mkdtemp(prefix="aqmlab-pool-"))
         if not stacktrace:  # read by cppyy's backend from the working directory
             (self.logdir / ".rootrc").write_text("Root.Stacktrace: no\n")
@@ -250,6 +254,7 @@ class WorkerPool:
     def _popen(self, role: str) -> tuple[subprocess.Popen, Connection]:
         parent, child = socket.socketpair()
         env = {**os.environ, **(self.env or {})}
+        env.update(allocator.preload_env(env))  # mimalloc unless AQMLAB_ALLOCATOR says not
         log = self.logdir / f"{role}.log"
         # a small, fixed cwd (holding the .rootrc): nothing may depend on the caller's cwd
         with open(log, "ab") as logf:

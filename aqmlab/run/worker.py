@@ -13,6 +13,7 @@ from typing import Any
 
 from aqmlab.results import tables
 from aqmlab.results.results import Results, provenance
+from aqmlab.run import allocator
 from aqmlab.scenario import Scenario
 
 
@@ -40,7 +41,8 @@ def simulate_results(scenario: Scenario) -> Results:
     meta: dict[str, Any] = {**provenance(), "key": scenario.key, "seed": scenario.run.seed,
                             "run": scenario.run.run, **raw.stats, "pid": os.getpid(),
                             "peak_rss_mb": peak_rss_mb(),
-                            "socket_tables": socket_tables.active()}  # speed, not results
+                            "socket_tables": socket_tables.active(),  # speed, not results
+                            "allocator": allocator.active()}
     return Results(scenario=scenario, flows=flows, queues=queues, links=links,
                    queue_ts=tables.queue_ts_table(raw), summary=summary, meta=meta,
                    requests=requests)
