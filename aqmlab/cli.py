@@ -11,11 +11,13 @@ this process.
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import os
 import re
 import sys
 from pathlib import Path
+from typing import Any
 
 from aqmlab.errors import AqmlabError
 
@@ -284,11 +286,23 @@ def _cmd_rm(args: argparse.Namespace) -> int:
     return 0
 
 
+def _notebook_param(text: str) -> tuple[str, Any]:
+    """``NAME=VALUE`` with VALUE read as JSON (``[1, 2]``, ``0.98``, ``null``), else text."""
+    name, sep, value = text.partition("=")
+    if not sep or not name.strip().isidentifier():
+        raise argparse.ArgumentTypeError(f"{text!r}: expected NAME=VALUE, e.g. seeds=[1]")
+    try:
+        return name.strip(), json.loads(value)
+    except json.JSONDecodeError:
+        return name.strip(), value
+
+
 def _cmd_figures(args: argparse.Namespace) -> int:
     from aqmlab.figures import estimate, regenerate  # noqa: PLC0415
 
+    params = dict(args.set or [])
     if args.dry_run:
-        rows = estimate(args.profile, args.only, args.data)
+        rows = estimate(args.profile, args.only, args.data, params)
         for r in rows:
             print(f"{r['study']:22s} {r['runs']:5d} runs ({r['new']} not shared with an "
                   f"earlier study), {r['missing']:5d} not in the store, "
@@ -301,7 +315,7 @@ def _cmd_figures(args: argparse.Namespace) -> int:
               f"(estimate from the cost model in aqmlab.studies.common.cost)")
         return 0
     report = regenerate(args.profile, args.out, args.workers, args.scheduler, args.only,
-                        args.data)
+                        args.data, params)
     print(report.text())
     for row in report.failed:
         print(f"aqmlab: error: notebook {row['study']}: {row['error']}", file=sys.stderr)
@@ -391,6 +405,9 @@ def main(argv: list[str] | None = None) -> int:
     f.add_argument("--scheduler", help="Dask scheduler address, e.g. tcp://host:8786")
     f.add_argument("--only", action="append", metavar="STUDY",
                    help="run only this study (repeatable), e.g. --only ecn_bulk")
+    f.add_argument("--set", action="append", type=_notebook_param, metavar="NAME=VALUE",
+                   help="override a notebook parameter in every selected study (repeatable;"
+                        " VALUE is JSON, else text), e.g. --set 'seeds=[1]'")
     f.add_argument("--dry-run", action="store_true",
                    help="print the runs and estimated CPU-hours per study; run nothing")
     f.set_defaults(fn=_cmd_figures)

@@ -17,8 +17,9 @@ and ``claims.csv``. A failing notebook is reported with its cell and error; the 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from aqmlab.notebooks import Report
 
@@ -27,28 +28,34 @@ __all__ = ["regenerate", "estimate"]
 
 def regenerate(profile: str = "quick", out: str | Path = "figures",
                workers: int | None = None, scheduler: str | None = None,
-               only: Sequence[str] | None = None, store: str | Path = "data") -> Report:
-    """Run the study notebooks (all, or ``only`` these) in ``profile`` into ``out``."""
+               only: Sequence[str] | None = None, store: str | Path = "data",
+               params: Mapping[str, Any] | None = None) -> Report:
+    """Run the study notebooks (all, or ``only`` these) in ``profile`` into ``out``;
+    ``params`` override notebook parameters (e.g. ``{"seeds": [1]}``)."""
     from aqmlab.notebooks import regenerate as run  # noqa: PLC0415
 
-    return run(profile, out, store, workers, scheduler, only)
+    return run(profile, out, store, workers, scheduler, only, params=params)
 
 
 def estimate(profile: str = "full", only: Sequence[str] | None = None,
-             store: str | Path = "data") -> list[dict]:
+             store: str | Path = "data", params: Mapping[str, Any] | None = None
+             ) -> list[dict]:
     """Per study: runs planned, runs missing from the store and the estimated CPU-hours of
     the missing ones (:func:`aqmlab.studies.common.cost`); for the runs already stored, the
     measured CPU-hours (``run_cpu_s``) beside the model's figure for them, so the estimate
     can be judged."""
     from aqmlab.campaign import Store  # noqa: PLC0415
-    from aqmlab.notebooks import plan  # noqa: PLC0415
+    from aqmlab.notebooks import check_params, plan  # noqa: PLC0415
     from aqmlab.studies import STUDIES  # noqa: PLC0415
     from aqmlab.studies.common import cost  # noqa: PLC0415
 
     st = Store(store)
     rows, seen = [], set()
-    for name in only or STUDIES:
-        points = {p.key: p for spec in plan([name], profile, store) for p in spec.points()}
+    names = list(only or STUDIES)
+    check_params(names, params or {})
+    for name in names:
+        points = {p.key: p for spec in plan([name], profile, store, params)
+                  for p in spec.points()}
         new = [p for k, p in points.items() if k not in seen]
         seen |= set(points)
         stored = {p.key: p for p in new if st.check(p.key)[0] == "ok"}

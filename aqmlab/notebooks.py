@@ -19,7 +19,7 @@ import json
 import sys
 import tempfile
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -87,6 +87,7 @@ class Report:
     counts or the error."""
 
     profile: str
+    params: dict[str, Any] = field(default_factory=dict)
     rows: list[dict[str, Any]] = field(default_factory=list)
     runs: dict[str, int] = field(default_factory=dict)
     wall_s: float = 0.0
@@ -96,7 +97,8 @@ class Report:
         return [r for r in self.rows if r.get("error")]
 
     def text(self) -> str:
-        lines = [f"profile {self.profile}: runs {self.runs}"]
+        given = f" with {self.params}" if self.params else ""
+        lines = [f"profile {self.profile}{given}: runs {self.runs}"]
         for r in self.rows:
             if r.get("error"):
                 lines.append(f"  {r['study']:22s} FAILED after {r['wall_s']:.0f} s: {r['error']}")
@@ -109,20 +111,41 @@ class Report:
         return "\n".join(lines)
 
 
-def plan(studies: Iterable[str], profile: str, store: str | Path = "data") -> list[Any]:
-    """The sweeps (campaign ``Sweep`` specs) every study of ``studies`` would run."""
+def plan(studies: Iterable[str], profile: str, store: str | Path = "data",
+         params: Mapping[str, Any] | None = None) -> list[Any]:
+    """The sweeps (campaign ``Sweep`` specs) every study of ``studies`` would run, with the
+    profile's parameters overridden by ``params`` (e.g. ``{"seeds": [1]}``)."""
     ctx = common.context(store=store, plan_only=True, progress=False)
     for name in studies:
         mod = load_study(name)
-        mod.run(mod.profile(profile), ctx)
+        mod.run(mod.profile(profile, **(params or {})), ctx)
     return ctx.specs
+
+
+def check_params(studies: Iterable[str], params: Mapping[str, Any]) -> None:
+    """Refuse, before anything runs, a parameter that a selected notebook does not declare
+    among its own (``profile``, ``out``, ``store``, ``workers``, ``scheduler`` are set by
+    :func:`regenerate` itself)."""
+    import papermill as pm  # noqa: PLC0415
+
+    fixed = {"profile", "out", "store", "workers", "scheduler"}
+    for name in studies:
+        declared = set(pm.inspect_notebook(str(notebook_path(name)))) - fixed
+        unknown = sorted(set(params) - declared)
+        if unknown:
+            raise NotebookError(f"{name}: unknown parameter(s) {unknown}; its notebook "
+                                f"declares {sorted(declared)}")
 
 
 def regenerate(profile: str = "quick", out: str | Path = "figures", store: str | Path = "data",
                workers: int | None = None, scheduler: str | None = None,
                only: Sequence[str] | None = None, prefetch: bool = True,
-               log_output: bool = False) -> Report:
+               log_output: bool = False, params: Mapping[str, Any] | None = None) -> Report:
     """Run every study notebook (or ``only`` these) in ``profile`` into ``out``.
+
+    ``params`` override notebook parameters in every selected study, e.g. ``{"seeds": [1]}``
+    for one replication of the full profile's grids; each must be declared by every
+    selected notebook (checked before anything runs).
 
     With ``prefetch`` the runs of all selected studies execute first through one executor
     (longest first); the notebooks then read them from the store. A failing notebook is
@@ -135,9 +158,11 @@ def regenerate(profile: str = "quick", out: str | Path = "figures", store: str |
     for n in names:
         if n not in STUDIES:
             raise NotebookError(f"unknown study {n!r}; studies: {', '.join(STUDIES)}")
-    report = Report(profile)
+    params = dict(params or {})
+    check_params(names, params)
+    report = Report(profile, params=params)
     if prefetch:
-        specs = plan(names, profile, store)
+        specs = plan(names, profile, store, params)
         with common.context(store=store, workers=workers, scheduler=scheduler) as ctx:
             print(f"{len(names)} studies, profile {profile}: running what the store lacks",
                   file=sys.stderr, flush=True)
@@ -148,7 +173,7 @@ def regenerate(profile: str = "quick", out: str | Path = "figures", store: str |
         row: dict[str, Any] = {"study": name}
         try:
             path = run_notebook(name, profile, out, store, workers, scheduler,
-                                log_output=log_output)
+                                log_output=log_output, **params)
             row["notebook"] = str(path)
             claims = path.parent / "claims.csv"
             if claims.exists():
@@ -167,6 +192,6 @@ def regenerate(profile: str = "quick", out: str | Path = "figures", store: str |
     report.wall_s = time.perf_counter() - t0
     Path(out).mkdir(parents=True, exist_ok=True)
     (Path(out) / "report.json").write_text(json.dumps(
-        {"profile": profile, "runs": report.runs, "wall_s": report.wall_s,
+        {"profile": profile, "params": params, "runs": report.runs, "wall_s": report.wall_s,
          "studies": report.rows}, indent=2) + "\n")
     return report

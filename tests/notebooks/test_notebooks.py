@@ -100,3 +100,25 @@ def test_a_failing_cell_is_named(tmp_path, monkeypatch):
     with pytest.raises(nbs.NotebookError, match=r"broken: cell .*ValueError: boom in cell four"):
         nbs.run_notebook("broken", out=tmp_path / "out")
     assert (tmp_path / "out" / "broken" / "broken.ipynb").exists()
+
+
+def test_set_overrides_a_parameter_in_plan_and_estimate(tmp_path):
+    """``aqmlab figures --set seeds=[1]``: one replication of the full grids (a third of
+    tail_drop_tuning's 3-seed runs); a name a selected notebook lacks fails before
+    planning, naming the study, the name and what the notebook declares (no ns-3)."""
+    from aqmlab.cli import _notebook_param
+    from aqmlab.notebooks import NotebookError
+
+    full = estimate("full", ["tail_drop_tuning"], store=tmp_path)[0]
+    one = estimate("full", ["tail_drop_tuning"], store=tmp_path, params={"seeds": [1]})[0]
+    assert full["runs"] == 3 * one["runs"] and one["runs"] > 0
+    assert one["cpu_hours"] < full["cpu_hours"]
+    with pytest.raises(NotebookError, match=r"ecn_bulk: unknown parameter\(s\) \['loads'\].*qls"):
+        estimate("full", ["tail_drop_tuning", "ecn_bulk"], store=tmp_path,
+                 params={"loads": [0.9]})
+    with pytest.raises(NotebookError, match="unknown parameter"):
+        regenerate("tiny", out=tmp_path / "f", store=tmp_path / "d", only=["ecn_bulk"],
+                   params={"loads": [0.9]})
+    assert _notebook_param("seeds=[1, 2]") == ("seeds", [1, 2])
+    assert _notebook_param("loads=0.98") == ("loads", 0.98)
+    assert _notebook_param("scheduler=tcp://h:8786") == ("scheduler", "tcp://h:8786")
