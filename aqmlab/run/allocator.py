@@ -1,12 +1,12 @@
 """The memory allocator of the simulation processes.
 
 ns-3 allocates and frees a packet, its buffers, headers and tags and an event or two per
-hop; in a web run glibc's ``malloc``/``free`` take ~13 % of the samples (perf), and more in
-cache misses. Worker processes therefore start with **mimalloc** preloaded (``LD_PRELOAD``;
-the ``cmeel-mimalloc`` wheel, a dependency on Linux): runs are 1.3-1.5x faster and
-identical (``bench/bench_allocator.py``, ``tests/sim/test_allocator.py``). Results cannot
-depend on it: ns-3 orders nothing by address that aqmlab's scenarios use, which the test
-checks on a full web run.
+hop, and sockets, buffers and timers per connection; in a web run glibc's ``malloc``/
+``free`` took ~13 % of the samples (perf). Worker processes therefore start with
+**mimalloc** preloaded (``LD_PRELOAD``; the ``cmeel-mimalloc`` wheel, a dependency on
+Linux): web runs are 1.1-1.2x faster (bulk transfers gain nothing) and identical
+(``bench/bench_allocator.py``; ``tests/sim/test_allocator.py`` compares every table of an
+overloaded web run on both allocators).
 
 ``AQMLAB_ALLOCATOR`` chooses, for every worker started afterwards: ``mimalloc`` (default),
 ``system`` (glibc's malloc), or the path of another ``malloc`` library to preload
