@@ -141,25 +141,28 @@ class PlannedSweep:
 def cost(scenario: Scenario) -> float:
     """Expected CPU-seconds of a run on this machine class (2-core KVM, ns-3.44 wheel),
     used to order runs longest-first and to estimate CPU-hours. Measured orders of
-    magnitude per simulated second and Mb/s of bottleneck (aqmlab 0.2.1-0.2.2: RFC 793
-    closing, FastTcpDemux): Mah browsing ~0.017 over the thesis' 90 minutes (820 CPU-s for
-    5,400 s with 3,065 users on 10 Mb/s, 622 CPU-s for 3,300 s at 11.3 Mb/s unconstrained;
-    the first, overloaded 200 s cost twice that), 0.015 with 60-s think times; PackMime
-    ~0.03 (two-way at 10 Mb/s: 0.23 at 80 %, 0.36 at 105 %), bulk ~0.004 plus 2e-4 per
-    flow; a parking lot's three congested hops count 1.5 (Vembar's 6-router lot: 0.34-0.53
-    per simulated second). A run with ``stop_after_responses`` ends about when the web
-    groups' connection rates complete that many responses after the warm-up (measured:
-    within 1 % for the Vembar runs)."""
+    magnitude per simulated second (aqmlab 0.2.2: RFC 793 closing, FastTcpDemux, socket
+    tables, workers on mimalloc): Mah browsing ``0.027 + 0.0092`` per Mb/s the users offer
+    (users x 3.70 kb/s with the thesis' 10-minute think cap, x 13.6 with 60-s caps): 574,
+    581 and 598 CPU-s for 5,400 s with 2,432 users (9.0 Mb/s, on 10 and 100 Mb/s links),
+    668 with 2,649; PackMime ~0.03 per Mb/s of bottleneck (two-way at 10 Mb/s: 0.16 at 80 %,
+    0.29 at 105 % over 300 s, more as an overloaded run's open sockets pile up), bulk ~0.004
+    plus 2e-4 per flow; a parking lot's three congested hops count 1.5 (Vembar's 6-router
+    lot: 0.34-0.53 per simulated second). A run with ``stop_after_responses`` ends about
+    when the web groups' connection rates complete that many responses after the warm-up
+    (measured: within 1 % for the Vembar runs)."""
     from aqmlab.scenario import Mah, PackMime, ParkingLot, Transfers  # noqa: PLC0415
 
     topo = scenario.topology
     mbps = topo.bottleneck_rate_bps / 1e6
     hops = 1 + (min(topo.hops, 3) - 1) / 4 if isinstance(topo, ParkingLot) else 1
     groups = scenario.traffic
-    if any(isinstance(g, Mah) for g in groups):
-        cap = next(g.think_cap_s for g in groups if isinstance(g, Mah))
-        per = 0.015 if cap is not None and cap <= 120 else 0.017
-    elif any(isinstance(g, PackMime) for g in groups):
+    mah = [g for g in groups if isinstance(g, Mah)]
+    if mah:  # cost follows the traffic the users offer, not the link
+        offered = sum(g.users * (13.6 if g.think_cap_s is not None and g.think_cap_s <= 120
+                                 else 3.70) for g in mah) / 1e3
+        return scenario.run.duration_s * (0.027 + 0.0092 * offered) + 1.0
+    if any(isinstance(g, PackMime) for g in groups):
         per = 0.03
     else:
         per = 0.004
