@@ -14,17 +14,14 @@ and every row of the request and flow tables).
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import statistics
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 import pandas as pd
+from child_runs import case_toml, run_child
 
-ROOT = Path(__file__).resolve().parents[1]
 #: name -> (label, example, changes)
 CASES = {
     "mah": ("Mah users 98 %", "christiansen_taildrop_90.toml", {"traffic[0].users": 2652}),
@@ -49,11 +46,7 @@ def allocators() -> dict[str, str]:
 
 
 def run(toml: Path, out: Path, preload: str) -> tuple[float, float, int, pd.DataFrame]:
-    env = {**os.environ, "LD_PRELOAD": preload}
-    subprocess.run([sys.executable, "-m", "aqmlab", "run", str(toml), "--out", str(out),
-                    "--in-process"], check=True, env=env, cwd=out.parent, capture_output=True)
-    s = pd.read_parquet(out / "summary.parquet").iloc[0]
-    meta = json.loads((out / "meta.json").read_text())
+    s, meta = run_child(toml, out, {"LD_PRELOAD": preload})
     tables = pd.concat([pd.read_parquet(out / f"{t}.parquet").assign(table=t)
                         for t in ("requests", "flows")], ignore_index=True)
     return float(s.run_cpu_s), float(meta["peak_rss_mb"]), int(s.events), tables
@@ -67,19 +60,13 @@ def main() -> int:
                     help="run only this case (repeatable)")
     args = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="aqmlab-bench-alloc-"))
-    from aqmlab.scenario import Scenario
-
     libs = allocators()
     names = list(libs)
     same = True
     for case, (label, example, changes) in CASES.items():
         if args.only and case not in args.only:
             continue
-        sc = Scenario.load(ROOT / "examples" / example).replace(
-            **{"run.duration": f"{args.duration:g}s", "run.warmup": "60s",
-               "run.sample_interval": None, **changes})
-        toml = work / example
-        sc.save(toml)
+        toml = case_toml(example, changes, args.duration, work)
         cpu: dict[str, list[float]] = {n: [] for n in names}
         rss: dict[str, float] = {}
         seen: dict[str, tuple[int, pd.DataFrame]] = {}

@@ -14,16 +14,14 @@ run (events and every row of the request table).
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 import pandas as pd
+from child_runs import case_toml, run_child
 
-ROOT = Path(__file__).resolve().parents[1]
 #: name -> (label, example, changes)
 CASES = {
     "ared": ("ARED+ECN 105 %", "weigle_ecn_ared_105.toml", {"run.stop_after_responses": None}),
@@ -33,10 +31,7 @@ CASES = {
 
 
 def run(toml: Path, out: Path, tables: bool) -> tuple[float, int, pd.DataFrame]:
-    env = {**os.environ, "AQMLAB_SOCKET_TABLES": "1" if tables else "0"}
-    subprocess.run([sys.executable, "-m", "aqmlab", "run", str(toml), "--out", str(out),
-                    "--in-process"], check=True, env=env, cwd=out.parent, capture_output=True)
-    s = pd.read_parquet(out / "summary.parquet").iloc[0]
+    s, _ = run_child(toml, out, {"AQMLAB_SOCKET_TABLES": "1" if tables else "0"})
     return float(s.run_cpu_s), int(s.events), pd.read_parquet(out / "requests.parquet")
 
 
@@ -48,17 +43,11 @@ def main() -> int:
                     help="run only this case (repeatable)")
     args = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="aqmlab-bench-sockets-"))
-    from aqmlab.scenario import Scenario
-
     same = True
     for name, (label, example, changes) in CASES.items():
         if args.only and name not in args.only:
             continue
-        sc = Scenario.load(ROOT / "examples" / example).replace(
-            **{"run.duration": f"{args.duration:g}s", "run.warmup": "60s",
-               "run.sample_interval": None, **changes})
-        toml = work / example
-        sc.save(toml)
+        toml = case_toml(example, changes, args.duration, work)
         cpu: dict[bool, list[float]] = {True: [], False: []}
         seen: dict[bool, tuple[int, pd.DataFrame]] = {}
         for r in range(args.rounds):
