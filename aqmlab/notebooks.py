@@ -62,13 +62,9 @@ def run_notebook(name: str, profile: str = "quick", out: str | Path = "figures",
     folder = Path(out).resolve() / name
     folder.mkdir(parents=True, exist_ok=True)
     target = folder / f"{name}.ipynb"
-    declared = pm.inspect_notebook(str(src))
+    check_params([name], params)
     values = {"profile": profile, "out": str(folder), "store": str(Path(store).resolve()),
               "workers": workers, "scheduler": scheduler, **params}
-    unknown = sorted(set(values) - set(declared))
-    if unknown:
-        raise NotebookError(f"{name}: unknown parameter(s) {unknown}; the notebook declares "
-                            f"{sorted(declared)}")
     with tempfile.TemporaryDirectory(prefix="aqmlab-nb-") as cwd:  # small cwd (ns-3 loader)
         try:
             pm.execute_notebook(str(src), str(target), parameters=values, kernel_name=KERNEL,
@@ -122,18 +118,20 @@ def plan(studies: Iterable[str], profile: str, store: str | Path = "data",
     return ctx.specs
 
 
+#: Parameters every run sets itself (:func:`run_notebook`); each notebook must declare them.
+FIXED_PARAMS = ("profile", "out", "store", "workers", "scheduler")
+
+
 def check_params(studies: Iterable[str], params: Mapping[str, Any]) -> None:
-    """Refuse, before anything runs, a parameter that a selected notebook does not declare
-    among its own (``profile``, ``out``, ``store``, ``workers``, ``scheduler`` are set by
-    :func:`regenerate` itself)."""
+    """Refuse, before anything runs, a parameter (``params`` or one of FIXED_PARAMS) that a
+    notebook of ``studies`` does not declare."""
     import papermill as pm  # noqa: PLC0415
 
-    fixed = {"profile", "out", "store", "workers", "scheduler"}
     for name in studies:
-        declared = set(pm.inspect_notebook(str(notebook_path(name)))) - fixed
-        unknown = sorted(set(params) - declared)
+        declared = set(pm.inspect_notebook(str(notebook_path(name))))
+        unknown = sorted((set(params) | set(FIXED_PARAMS)) - declared)
         if unknown:
-            raise NotebookError(f"{name}: unknown parameter(s) {unknown}; its notebook "
+            raise NotebookError(f"{name}: unknown parameter(s) {unknown}; the notebook "
                                 f"declares {sorted(declared)}")
 
 

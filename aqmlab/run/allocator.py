@@ -8,7 +8,8 @@ Linux): web runs are 1.1-1.2x faster (bulk transfers gain nothing) and identical
 (``bench/bench_allocator.py``; ``tests/sim/test_allocator.py`` compares every table of an
 overloaded web run on both allocators).
 
-``AQMLAB_ALLOCATOR`` chooses, for every worker started afterwards: ``mimalloc`` (default),
+``AQMLAB_ALLOCATOR`` chooses (read when a ``WorkerPool`` is created, and when
+``aqmlab.run`` starts its worker): ``mimalloc`` (default),
 ``system`` (glibc's malloc), or the path of another ``malloc`` library to preload
 (jemalloc, tcmalloc). The process that runs a simulation *in-process* keeps the allocator
 it was started with. Run meta records the allocator in ``allocator``.

@@ -143,7 +143,8 @@ class WorkerPool:
         self.start = start
         self.warm = warm
         self.env = env
-        allocator.preload_env({**os.environ, **(env or {})})  # a bad AQMLAB_ALLOCATOR fails here
+        # mimalloc unless AQMLAB_ALLOCATOR says not; a bad value fails here, before any process
+        self._preload = allocator.preload_env({**os.environ, **(env or {})})
         self.logdir = Path(tempfile.mkdtemp(prefix="aqmlab-pool-"))
         if not stacktrace:  # read by cppyy's backend from the working directory
             (self.logdir / ".rootrc").write_text("Root.Stacktrace: no\n")
@@ -253,8 +254,7 @@ class WorkerPool:
 
     def _popen(self, role: str) -> tuple[subprocess.Popen, Connection]:
         parent, child = socket.socketpair()
-        env = {**os.environ, **(self.env or {})}
-        env.update(allocator.preload_env(env))  # mimalloc unless AQMLAB_ALLOCATOR says not
+        env = {**os.environ, **(self.env or {}), **self._preload}
         log = self.logdir / f"{role}.log"
         # a small, fixed cwd (holding the .rootrc): nothing may depend on the caller's cwd
         with open(log, "ab") as logf:
