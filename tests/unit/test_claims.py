@@ -280,3 +280,23 @@ def test_multiple_bottlenecks_repeats_its_claims_per_reading(tmp_path):
     assert set(shown.cross_pct) == {15.0, 7.5} and set(shown.load_pct) == {75}
     assert set(shown.ared_mode.dropna()) == {"packet", "byte"}  # drop-tail rows: empty
     assert {"drop_pct", "drop_mark_pct"} <= set(shown.columns)
+
+
+def test_cost_model_charges_web_runs_by_the_traffic_offered_not_the_link():
+    """PackMime and Mah runs cost what their connections or users offer: the same on a
+    10 Mb/s bottleneck as on the 100 Mb/s uncongested reference, double for double the
+    rate (measured: 463 and 480 CPU-s for the uncongested 80/105 % Weigle runs, 2,728 and
+    2,105 s; 195-640 CPU-s per Christiansen run from 50 to 110 %)."""
+    from aqmlab.studies.common import example
+
+    w = example("weigle_droptail_80").replace(**{"run.duration": "1000s"})
+    fast = w.replace(**{"topology.bottleneck.rate": "100Mbps"})
+    assert cost(fast) == cost(w)
+    over = w.replace(**{"traffic[0].load": 1.05, "traffic[1].load": 1.05})
+    ratio = sum(g.rate for g in over.traffic) / sum(g.rate for g in w.traffic)
+    assert ratio > 1.25  # the calibrated rates, not the label
+    assert (cost(over) - 1) == pytest.approx(ratio * (cost(w) - 1))
+    assert 300 < cost(w.replace(**{"run.duration": "2728s"})) < 650  # measured 463
+    mah = example("christiansen_taildrop_90")
+    more = mah.replace(**{"traffic[0].users": 2 * mah.traffic[0].users})
+    assert (cost(more) - 1) == pytest.approx(2 * (cost(mah) - 1))
