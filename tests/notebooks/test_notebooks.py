@@ -122,3 +122,27 @@ def test_set_overrides_a_parameter_in_plan_and_estimate(tmp_path):
     assert _notebook_param("seeds=[1, 2]") == ("seeds", [1, 2])
     assert _notebook_param("loads=0.98") == ("loads", 0.98)
     assert _notebook_param("scheduler=tcp://h:8786") == ("scheduler", "tcp://h:8786")
+
+
+def test_full_profile_table_matches_the_saved_claim_tables():
+    """notebooks/README's full-profile table gives, per study (summed over its rows), the
+    claims, reproduced and not-reproduced counts of ``notebooks/full-profile/<study>.claims.csv``."""
+    import re
+    from pathlib import Path
+
+    folder = Path(NOTEBOOKS)
+    text = (folder / "README.md").read_text()
+    section = text.split("## Full-profile results so far", 1)[1].split("\n## ", 1)[0]
+    counts: dict[str, list[int]] = {}
+    for line in section.splitlines():
+        m = re.match(r"\| `(\w+)`.*\| (\d+) \| (\d+) \| (\d+) \|$", line)
+        if m:
+            row = counts.setdefault(m.group(1), [0, 0, 0])
+            for i in range(3):
+                row[i] += int(m.group(i + 2))
+    saved = sorted((folder / "full-profile").glob("*.claims.csv"))
+    assert {p.name.split(".")[0] for p in saved} == set(counts)
+    for p in saved:
+        c = pd.read_csv(p)
+        assert counts[p.name.split(".")[0]] == [len(c), int((c.reproduced == "yes").sum()),
+                                                int((c.reproduced == "no").sum())], p.name
