@@ -128,10 +128,8 @@ def test_full_profile_table_matches_the_saved_claim_tables():
     """notebooks/README's full-profile table gives, per study (summed over its rows), the
     claims, reproduced and not-reproduced counts of ``notebooks/full-profile/<study>.claims.csv``."""
     import re
-    from pathlib import Path
 
-    folder = Path(NOTEBOOKS)
-    text = (folder / "README.md").read_text()
+    text = (NOTEBOOKS / "README.md").read_text()
     section = text.split("## Full-profile results so far", 1)[1].split("\n## ", 1)[0]
     counts: dict[str, list[int]] = {}
     for line in section.splitlines():
@@ -140,9 +138,9 @@ def test_full_profile_table_matches_the_saved_claim_tables():
             row = counts.setdefault(m.group(1), [0, 0, 0])
             for i in range(3):
                 row[i] += int(m.group(i + 2))
-    saved = sorted((folder / "full-profile").glob("*.claims.csv"))
-    assert {p.name.split(".")[0] for p in saved} == set(counts)
-    for p in saved:
-        c = pd.read_csv(p)
-        assert counts[p.name.split(".")[0]] == [len(c), int((c.reproduced == "yes").sum()),
-                                                int((c.reproduced == "no").sum())], p.name
+    saved = {p.name.removesuffix(".claims.csv"): pd.read_csv(p)
+             for p in (NOTEBOOKS / "full-profile").glob("*.claims.csv")}
+    assert set(saved) == set(counts)
+    for study, c in saved.items():
+        assert counts[study] == [len(c), int((c.reproduced == "yes").sum()),
+                                 int((c.reproduced == "no").sum())], study

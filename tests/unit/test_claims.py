@@ -284,8 +284,8 @@ def test_multiple_bottlenecks_repeats_its_claims_per_reading(tmp_path):
 
 def test_cost_model_charges_web_runs_by_the_traffic_offered_not_the_link():
     """PackMime and Mah runs cost what their connections or users offer: the same on a
-    10 Mb/s bottleneck as on the 100 Mb/s uncongested reference, double for double the
-    rate (measured: 463 and 480 CPU-s for the uncongested 80/105 % Weigle runs, 2,728 and
+    10 Mb/s bottleneck as on the 100 Mb/s uncongested reference, in proportion to the
+    connection rate and the number of users (measured: 463 and 480 CPU-s for the uncongested 80/105 % Weigle runs, 2,728 and
     2,105 s; 195-640 CPU-s per Christiansen run from 50 to 110 %)."""
     from aqmlab.studies.common import example
 
