@@ -315,7 +315,7 @@ def _cmd_figures(args: argparse.Namespace) -> int:
               f"(estimate from the cost model in aqmlab.studies.common.cost)")
         return 0
     report = regenerate(args.profile, args.out, args.workers, args.scheduler, args.only,
-                        args.data, params)
+                        args.data, params, stored_only=args.stored_only)
     print(report.text())
     for row in report.failed:
         print(f"aqmlab: error: notebook {row['study']}: {row['error']}", file=sys.stderr)
@@ -410,6 +410,8 @@ def main(argv: list[str] | None = None) -> int:
                         " VALUE is JSON, else text), e.g. --set 'seeds=[1]'")
     f.add_argument("--dry-run", action="store_true",
                    help="print the runs and estimated CPU-hours per study; run nothing")
+    f.add_argument("--stored-only", action="store_true",
+                   help="simulate nothing: figures and interim claims from the stored runs")
     f.set_defaults(fn=_cmd_figures)
     args = p.parse_args(argv)
     try:

@@ -13,6 +13,8 @@ The runs of all selected studies execute first, through one executor and longest
 (shared runs once); then each notebook executes, reading its runs from the store, and is
 kept as ``<out>/<study>/<study>.ipynb`` beside its figures (PNG, SVG and the data as CSV)
 and ``claims.csv``. A failing notebook is reported with its cell and error; the others run.
+``--stored-only`` simulates nothing: figures and claims from the runs already stored, to
+look at a long campaign while it runs (its claim tables are marked interim).
 """
 
 from __future__ import annotations
@@ -29,12 +31,14 @@ __all__ = ["regenerate", "estimate"]
 def regenerate(profile: str = "quick", out: str | Path = "figures",
                workers: int | None = None, scheduler: str | None = None,
                only: Sequence[str] | None = None, store: str | Path = "data",
-               params: Mapping[str, Any] | None = None) -> Report:
+               params: Mapping[str, Any] | None = None, stored_only: bool = False) -> Report:
     """Run the study notebooks (all, or ``only`` these) in ``profile`` into ``out``;
-    ``params`` override notebook parameters (e.g. ``{"seeds": [1]}``)."""
+    ``params`` override notebook parameters (e.g. ``{"seeds": [1]}``); ``stored_only``:
+    simulate nothing, draw what the store has (interim claims say what is missing)."""
     from aqmlab.notebooks import regenerate as run  # noqa: PLC0415
 
-    return run(profile, out, store, workers, scheduler, only, params=params)
+    return run(profile, out, store, workers, scheduler, only, params=params,
+               stored_only=stored_only)
 
 
 def estimate(profile: str = "full", only: Sequence[str] | None = None,

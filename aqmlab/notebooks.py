@@ -6,7 +6,9 @@ output folder and raises :class:`NotebookError` naming the failing cell and the 
 the missing ones through one executor, longest first (local workers or a Dask scheduler;
 runs shared by several studies run once), then executes each notebook, which finds its runs
 in the store, and writes the executed copy to ``<out>/<study>/<study>.ipynb`` beside its
-figures and ``claims.csv``.
+figures and ``claims.csv``. With ``stored_only`` nothing is simulated: the notebooks draw
+what the store already has (interim results of a campaign under way), and their claim
+tables say how many runs were missing.
 
 Kernels: the notebooks run on the kernel named ``python3`` of *this* interpreter
 (jupyter_client replaces the spec's ``python`` with ``sys.executable``), so the venv that
@@ -26,7 +28,6 @@ from typing import Any
 
 from aqmlab.errors import AqmlabError
 from aqmlab.studies import STUDIES, common, load_study
-from aqmlab.studies.claims import ClaimTable
 
 __all__ = ["NOTEBOOKS", "NotebookError", "run_notebook", "regenerate", "plan", "notebook_path"]
 
@@ -49,11 +50,11 @@ def notebook_path(name: str) -> Path:
 def run_notebook(name: str, profile: str = "quick", out: str | Path = "figures",
                  store: str | Path = "data", workers: int | None = None,
                  scheduler: str | None = None, log_output: bool = False,
-                 **params: Any) -> Path:
+                 stored_only: bool = False, **params: Any) -> Path:
     """Execute ``notebooks/<name>.ipynb`` with papermill into ``out/<name>/<name>.ipynb``.
 
     Parameters go to the notebook's ``parameters`` cell (``profile``, ``out``, ``store``,
-    ``workers``, ``scheduler`` and any of its own, e.g. ``seeds``); unknown names are
+    ``workers``, ``scheduler``, ``stored_only`` and any of its own, e.g. ``seeds``); unknown names are
     rejected before anything runs. A failing cell raises NotebookError with its number,
     the exception and the executed notebook's path (kept, for inspection)."""
     import papermill as pm  # noqa: PLC0415
@@ -64,7 +65,8 @@ def run_notebook(name: str, profile: str = "quick", out: str | Path = "figures",
     target = folder / f"{name}.ipynb"
     check_params([name], params)
     values = {"profile": profile, "out": str(folder), "store": str(Path(store).resolve()),
-              "workers": workers, "scheduler": scheduler, **params}
+              "workers": workers, "scheduler": scheduler, "stored_only": stored_only,
+              **params}
     with tempfile.TemporaryDirectory(prefix="aqmlab-nb-") as cwd:  # small cwd (ns-3 loader)
         try:
             pm.execute_notebook(str(src), str(target), parameters=values, kernel_name=KERNEL,
@@ -102,7 +104,8 @@ class Report:
                 c = r.get("claims", {})
                 lines.append(f"  {r['study']:22s} {r['wall_s']:6.0f} s  claims {c.get('claims', 0)}:"
                              f" {c.get('yes', 0)} yes, {c.get('no', 0)} no, "
-                             f"{c.get('not tested', 0)} not tested, {c.get('no data', 0)} no data")
+                             f"{c.get('not tested', 0)} not tested, {c.get('no data', 0)} no data"
+                             + (f" ({c['interim']})" if c.get("interim") else ""))
         lines.append(f"total {self.wall_s:.0f} s")
         return "\n".join(lines)
 
@@ -119,7 +122,7 @@ def plan(studies: Iterable[str], profile: str, store: str | Path = "data",
 
 
 #: Parameters every run sets itself (:func:`run_notebook`); each notebook must declare them.
-FIXED_PARAMS = ("profile", "out", "store", "workers", "scheduler")
+FIXED_PARAMS = ("profile", "out", "store", "workers", "scheduler", "stored_only")
 
 
 def check_params(studies: Iterable[str], params: Mapping[str, Any]) -> None:
@@ -138,7 +141,8 @@ def check_params(studies: Iterable[str], params: Mapping[str, Any]) -> None:
 def regenerate(profile: str = "quick", out: str | Path = "figures", store: str | Path = "data",
                workers: int | None = None, scheduler: str | None = None,
                only: Sequence[str] | None = None, prefetch: bool = True,
-               log_output: bool = False, params: Mapping[str, Any] | None = None) -> Report:
+               log_output: bool = False, params: Mapping[str, Any] | None = None,
+               stored_only: bool = False) -> Report:
     """Run every study notebook (or ``only`` these) in ``profile`` into ``out``.
 
     ``params`` override notebook parameters in every selected study, e.g. ``{"seeds": [1]}``
@@ -148,7 +152,8 @@ def regenerate(profile: str = "quick", out: str | Path = "figures", store: str |
     With ``prefetch`` the runs of all selected studies execute first through one executor
     (longest first); the notebooks then read them from the store. A failing notebook is
     reported (cell and error) and the others still run; the report is written to
-    ``out/report.json``."""
+    ``out/report.json``. ``stored_only``: simulate nothing; the notebooks use the stored
+    runs and the report counts the missing ones."""
 
     t0 = time.perf_counter()
     modules = {v: k for k, v in STUDIES.items()}
@@ -159,7 +164,16 @@ def regenerate(profile: str = "quick", out: str | Path = "figures", store: str |
     params = dict(params or {})
     check_params(names, params)
     report = Report(profile, params=params)
-    if prefetch:
+    if stored_only:
+        from aqmlab.figures import estimate  # noqa: PLC0415
+
+        rows = estimate(profile, names, store, params)
+        report.runs = {"total": sum(r["new"] for r in rows),
+                       "stored": sum(r["stored"] for r in rows),
+                       "missing": sum(r["missing"] for r in rows),
+                       "missing_cpu_hours": round(sum(r["cpu_hours"] for r in rows), 2)}
+        print(f"stored only: runs {report.runs}", file=sys.stderr, flush=True)
+    elif prefetch:
         specs = plan(names, profile, store, params)
         with common.context(store=store, workers=workers, scheduler=scheduler) as ctx:
             print(f"{len(names)} studies, profile {profile}: running what the store lacks",
@@ -171,16 +185,12 @@ def regenerate(profile: str = "quick", out: str | Path = "figures", store: str |
         row: dict[str, Any] = {"study": name}
         try:
             path = run_notebook(name, profile, out, store, workers, scheduler,
-                                log_output=log_output, **params)
+                                log_output=log_output, stored_only=stored_only, **params)
             row["notebook"] = str(path)
-            claims = path.parent / "claims.csv"
-            if claims.exists():
-                df = ClaimTable.read(claims)
-                verdicts = list(df["reproduced"])
-                row["claims"] = {"claims": len(df), "yes": verdicts.count("yes"),
-                                 "no": verdicts.count("no"),
-                                 "not tested": verdicts.count("not tested in this profile"),
-                                 "no data": verdicts.count("no data")}
+            counts = path.parent / "claims.json"  # written with claims.csv (ClaimTable.save)
+            if counts.exists():
+                row["claims"] = {k: v for k, v in json.loads(counts.read_text()).items()
+                                 if k != "study"}
         except Exception as err:  # noqa: BLE001 - report and go on with the next notebook
             row["error"] = str(err)
         row["wall_s"] = time.perf_counter() - t1
@@ -190,6 +200,7 @@ def regenerate(profile: str = "quick", out: str | Path = "figures", store: str |
     report.wall_s = time.perf_counter() - t0
     Path(out).mkdir(parents=True, exist_ok=True)
     (Path(out) / "report.json").write_text(json.dumps(
-        {"profile": profile, "params": params, "runs": report.runs, "wall_s": report.wall_s,
-         "studies": report.rows}, indent=2) + "\n")
+        {"profile": profile, "params": params, "stored_only": stored_only,
+         "runs": report.runs, "wall_s": report.wall_s, "studies": report.rows},
+        indent=2) + "\n")
     return report

@@ -11,6 +11,9 @@
 4. Each result is written to the store by this process as it arrives (atomically), so a
    killed sweep loses only the runs in flight; crashes and timeouts are recorded as failed
    runs with their stderr tail and do not stop the sweep.
+5. With ``run_missing=False`` nothing runs: the points the store lacks get status
+   ``missing`` (interim results of a campaign still under way, or a store copied from
+   elsewhere).
 """
 
 from __future__ import annotations
@@ -107,7 +110,7 @@ def sweep(base: Scenario | Sweep | str | os.PathLike | Mapping, grid: Mapping | 
           seeds: Sequence[int] | None = None, store: Store | str | os.PathLike = "data",
           workers: int | None = None, scheduler: Any = None, timeout: float | None = None,
           progress: bool = True, retry_failed: bool = False, executor: Any = None,
-          name: str | None = None) -> SweepResult:
+          name: str | None = None, run_missing: bool = True) -> SweepResult:
     """Run a parameter sweep and return its tidy table (see :class:`SweepResult`).
 
     ``base``: a Scenario (or its dict, or a scenario file), or a ready :class:`Sweep` / a
@@ -117,7 +120,8 @@ def sweep(base: Scenario | Sweep | str | os.PathLike | Mapping, grid: Mapping | 
     root folder. ``workers``: local processes (default: all cores); ``scheduler``: a Dask
     scheduler address or ``distributed.Client`` instead; ``executor``: a reusable
     :class:`LocalExecutor` / :class:`DaskExecutor` (kept open). ``timeout``: wall-clock
-    seconds per run (default: each scenario's ``run.max_wall_time``).
+    seconds per run (default: each scenario's ``run.max_wall_time``). ``run_missing=False``:
+    run nothing; points the store lacks are rows with status ``missing``.
     """
     t0 = time.perf_counter()
     spec = _as_sweep(base, grid, zip, seeds, name)
@@ -127,13 +131,18 @@ def sweep(base: Scenario | Sweep | str | os.PathLike | Mapping, grid: Mapping | 
 
     rows: dict[str, dict[str, Any]] = {}
     jobs: list[Job] = []
-    counts = {"total": len(points), "ran": 0, "cached": 0, "failed": 0, "corrupt": 0}
+    counts = {"total": len(points), "ran": 0, "cached": 0, "failed": 0, "corrupt": 0,
+              "missing": 0}
     for p in points:
         limit = timeout if timeout is not None else p.scenario.run.max_wall_time_s
         state, reason = st.check(p.key)
         if state == "ok":
             rows[p.key] = _ok_row(st, p, "cached")
             counts["cached"] += 1
+            continue
+        if state == "corrupt" and not run_missing:
+            rows[p.key] = _failed_row(p, "missing", f"stored run is corrupt: {reason}", "store")
+            counts["missing"] += 1
             continue
         if state == "corrupt":
             counts["corrupt"] += 1
@@ -146,6 +155,10 @@ def sweep(base: Scenario | Sweep | str | os.PathLike | Mapping, grid: Mapping | 
             rows[p.key] = _failed_row(p, rec["status"], rec.get("error", ""), "cached")
             counts["cached"] += 1
             counts["failed"] += 1
+            continue
+        if not run_missing:
+            rows[p.key] = _failed_row(p, "missing", "not in the store", "store")
+            counts["missing"] += 1
             continue
         jobs.append(Job(p.key, p.scenario, limit, estimate_cost(p.scenario)))
     jobs = _longest_first(jobs, st)

@@ -194,6 +194,8 @@ def claims(data: dict, p: Profile) -> ClaimTable:
     load = int(round(p.web_load * 100))
 
     def sf(a: str, b: str) -> float:
+        if not len(c):
+            return math.nan
         da, db = c[(c.name == a) & (c.load_pct == load)], c[(c.name == b) & (c.load_pct == load)]
         if not len(da) or not len(db):
             return math.nan

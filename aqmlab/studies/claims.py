@@ -27,7 +27,9 @@ does not run) is marked with ``tested=False`` and reads "not tested in this prof
 measured value, if any, is still shown. A tested claim whose measured value is missing
 (None/NaN: a run failed or was left out) reads "no data".
 A claim that is not reproduced keeps its ``if_not`` note: the likely reason. Nothing here
-tunes a claim away.
+tunes a claim away. A table made while runs were still missing from the store (``aqmlab
+figures --stored-only``) carries an ``interim`` text, written into its summary, its counts
+and every row's note.
 """
 
 from __future__ import annotations
@@ -191,10 +193,12 @@ class Claim:
 
 @dataclass
 class ClaimTable:
-    """The claims of one study, in the order they were added."""
+    """The claims of one study, in the order they were added; ``interim`` says which runs
+    were missing when it was made (empty: none)."""
 
     study: str
     claims: list[Claim] = field(default_factory=list)
+    interim: str = ""
 
     def add(self, id: str, text: str, paper: Any, measured: Any, kind: str,  # noqa: A002
             tolerance: float = 0.0, **kw: Any) -> Claim:
@@ -237,7 +241,10 @@ class ClaimTable:
     def to_frame(self) -> pd.DataFrame:
         """One row per claim: study, claim, text, paper, measured, tolerance, kind,
         reproduced, note (all cells are text, as saved)."""
-        return pd.DataFrame([c.row() for c in self.claims], columns=COLUMNS)
+        df = pd.DataFrame([c.row() for c in self.claims], columns=COLUMNS)
+        if self.interim:
+            df["note"] = (f"{self.interim[0].upper()}{self.interim[1:]}. " + df["note"]).str.strip()
+        return df
 
     def counts(self) -> dict[str, int]:
         """How many claims are checked, reproduced, not reproduced, untested, without data."""
@@ -248,7 +255,8 @@ class ClaimTable:
 
     def summary(self) -> str:
         c = self.counts()
-        return (f"{self.study}: {c['claims']} claims, {c['yes']} reproduced, {c['no']} not "
+        head = f"{self.study} ({self.interim})" if self.interim else self.study
+        return (f"{head}: {c['claims']} claims, {c['yes']} reproduced, {c['no']} not "
                 f"reproduced, {c['not tested']} not tested in this profile, "
                 f"{c['no data']} without data")
 
@@ -260,7 +268,8 @@ class ClaimTable:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.to_frame().to_csv(path, index=False)
         path.with_suffix(".json").write_text(
-            json.dumps({"study": self.study, **self.counts()}, indent=2) + "\n")
+            json.dumps({"study": self.study, **self.counts(), "interim": self.interim},
+                       indent=2) + "\n")
         return path
 
     @classmethod

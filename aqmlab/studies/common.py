@@ -63,7 +63,9 @@ def get_path(d: Any, path: str) -> Any:
 @dataclass
 class Context:
     """Where a study's runs go: the store, local workers or a Dask scheduler. One executor
-    is kept open for every sweep of the study (warm workers); :meth:`close` ends it."""
+    is kept open for every sweep of the study (warm workers); :meth:`close` ends it.
+    ``stored_only``: simulate nothing, use the runs the store has (``missing`` counts the
+    others; :meth:`mark_interim` labels a claim table made without them)."""
 
     store: Any = "data"
     workers: int | None = None
@@ -71,6 +73,9 @@ class Context:
     progress: bool = True
     timeout: float | None = None
     plan_only: bool = False
+    stored_only: bool = False
+    planned: int = 0
+    missing: int = 0
     _executor: Any = field(default=None, repr=False)
     sweeps: list = field(default_factory=list, repr=False)
     specs: list = field(default_factory=list, repr=False)
@@ -107,13 +112,28 @@ class Context:
         self.specs.append(spec)
         if self.plan_only:
             return PlannedSweep(spec, self.store)
-        res = sweep(spec, store=self.store, executor=self.executor, progress=self.progress,
-                    timeout=self.timeout)
-        if len(res.failed):
-            bad = res.failed[["key", "status", "error"]].to_string(index=False)
-            print(f"{name}: {len(res.failed)} run(s) failed and are left out:\n{bad}")
+        res = sweep(spec, store=self.store, progress=self.progress, timeout=self.timeout,
+                    executor=None if self.stored_only else self.executor,
+                    run_missing=not self.stored_only)
+        missing = int((res.table["status"] == "missing").sum())
+        failed = res.failed[res.failed["status"] != "missing"]
+        self.planned += len(res)
+        self.missing += missing
+        if missing:
+            print(f"{name}: {missing} of {len(res)} run(s) not in the store yet, left out")
+        if len(failed):
+            bad = failed[["key", "status", "error"]].to_string(index=False)
+            print(f"{name}: {len(failed)} run(s) failed and are left out:\n{bad}")
         self.sweeps.append(res)
         return res
+
+    def mark_interim(self, claims: Any) -> Any:
+        """``claims`` (a ClaimTable), labelled interim when runs of this context were
+        missing from the store (``stored_only``); unchanged otherwise."""
+        if self.missing:
+            claims.interim = (f"interim: {self.missing} of {self.planned} runs not yet "
+                              "simulated; measured values use the others")
+        return claims
 
     def close(self) -> None:
         if self._executor is not None:
@@ -239,10 +259,12 @@ def prefetch(ctx: Context, specs: Sequence[Any] | None = None,
 
 def context(store: Any = "data", workers: int | None = None, scheduler: str | None = None,
             progress: bool = True, timeout: float | None = None,
-            plan_only: bool = False) -> Context:
-    """A :class:`Context` for a study's runs (``plan_only``: record the sweeps, run none)."""
+            plan_only: bool = False, stored_only: bool = False) -> Context:
+    """A :class:`Context` for a study's runs (``plan_only``: record the sweeps, run none;
+    ``stored_only``: use the stored runs, simulate none)."""
     return Context(store=store, workers=workers, scheduler=scheduler or None,
-                   progress=progress, timeout=timeout, plan_only=plan_only)
+                   progress=progress, timeout=timeout, plan_only=plan_only,
+                   stored_only=stored_only)
 
 
 def arms_zip(base: Scenario, arms: Mapping[str, Mapping[str, Any]]) -> dict[str, list]:
@@ -270,10 +292,11 @@ def arms_zip(base: Scenario, arms: Mapping[str, Mapping[str, Any]]) -> dict[str,
 
 
 def collect(sw: Any, fn: Callable[[Any], pd.DataFrame | Mapping[str, Any]],
-            columns: Iterable[str] | None = None) -> pd.DataFrame:
+            columns: Iterable[str] | None = None, fields: Sequence[str] = ()) -> pd.DataFrame:
     """Apply ``fn`` to the Results of every successful run of sweep result ``sw`` and
     concatenate, each part prefixed with the run's parameter columns (``name``, swept
-    paths, ``seed``) and ``key``. ``fn`` returns a frame or a dict (one row)."""
+    paths, ``seed``) and ``key``. ``fn`` returns a frame or a dict (one row). Without a
+    successful run the frame is empty but keeps those columns and ``fields`` (``fn``'s)."""
     cols = list(columns) if columns is not None else [
         c for c in sw.sweep.param_columns if c in sw.table.columns]
     parts = []
@@ -290,7 +313,7 @@ def collect(sw: Any, fn: Callable[[Any], pd.DataFrame | Mapping[str, Any]],
             frame.insert(0, c, row[c])
         parts.append(frame)
     if not parts:
-        return pd.DataFrame()
+        return pd.DataFrame(columns=["key", *cols, *fields])
     return pd.concat(parts, ignore_index=True)
 
 

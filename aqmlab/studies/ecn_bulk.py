@@ -72,7 +72,12 @@ def clients_zip(ns: list[int]) -> dict[str, list]:
 # -- runs --------------------------------------------------------------------------------------
 
 
+FLOW_COLUMNS = ["client", "completion_s", "completed", "flow_drops", "flow_marks", "sent",
+                "retx", "timeouts", "ecn", "bytes", "queue_drops", "queue_marks"]
+
+
 def flow_rows(res: Any) -> pd.DataFrame:
+    """One row per client (FLOW_COLUMNS) of a run."""
     f = res.flows
     q = res.queues.iloc[0]
     return pd.DataFrame({
@@ -83,6 +88,10 @@ def flow_rows(res: Any) -> pd.DataFrame:
         "ecn": f.ecn.to_numpy(), "bytes": f.total_bytes_delivered.to_numpy(),
         "queue_drops": int(q.drops), "queue_marks": int(q.marks),
     })
+
+
+RUN_STATS = ["clients", "all_completed", "efficiency_pct", "slowest_s", "fastest_s",
+             "spread_pct", "drops", "marks", "sent", "retx", "timeouts", "jain"]
 
 
 def run_stats(flows: pd.DataFrame, by: list[str]) -> pd.DataFrame:
@@ -104,7 +113,7 @@ def run_stats(flows: pd.DataFrame, by: list[str]) -> pd.DataFrame:
                      "sent": int(g.sent.sum()), "retx": int(g.retx.sum()),
                      "timeouts": int(g.timeouts.sum()),
                      "jain": float(_jain(g.bytes * 8 / g.completion_s)) if done else math.nan})
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=[*by, *RUN_STATS])
 
 
 def _jain(x: pd.Series) -> float:
@@ -145,11 +154,12 @@ def run(p: Profile, ctx: Context) -> dict[str, pd.DataFrame]:
     if p.partial:
         add("partial", ctx.sweep(b, name="pentikousis-partial", arms=partial_arms(b),
                                  seeds=p.seeds))
-    flows_df = pd.concat(flows, ignore_index=True) if flows else pd.DataFrame()
-    by = [c for c in ("series", "name", "topology.receivers", "seed") if c in flows_df.columns]
+    keys = ["series", "name", "topology.receivers", "seed"]
+    flows_df = pd.concat(flows, ignore_index=True) if flows else pd.DataFrame(columns=[*keys, *FLOW_COLUMNS])
+    by = [c for c in keys if c in flows_df.columns]
     runs = run_stats(flows_df, by)
-    if len(runs):
-        runs["scheme"], runs["ql"] = _split(runs["name"].str.replace("partial-", "", regex=False))
+    runs["scheme"], runs["ql"] = (_split(runs["name"].str.replace("partial-", "", regex=False))
+                                  if len(runs) else (runs["name"], runs["name"]))
     return {"flows": flows_df, "runs": runs}
 
 

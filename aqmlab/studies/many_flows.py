@@ -75,6 +75,12 @@ def conns_zip(conns: list[int]) -> dict[str, list]:
 # -- reductions --------------------------------------------------------------------------------
 
 
+#: The columns of :func:`run_row`.
+RUN_FIELDS = ("conn", "buffer", "wc", "loss_rate", "throughput", "goodput", "jain", "timeouts",
+              "retx", "drops", "shut_off_pct", "active", "q_p5", "q_p50", "q_p95", "q_mean",
+              "q_cov", "red_avg", "queue_delay_s", "pkts_min", "pkts_max")
+
+
 def run_row(res: Any) -> dict[str, Any]:
     s = res.summary.iloc[0]
     f = res.flows
@@ -183,20 +189,11 @@ def run(p: Profile, ctx: Context) -> dict[str, pd.DataFrame]:
     runs, flows, ts = [], [], []
 
     def add(series: str, sw: Any, with_flows: bool = False, with_ts: bool = False) -> None:
-        df = collect(sw, run_row)
-        if len(df):
-            df.insert(0, "series", series)
-            runs.append(df)
+        runs.append(collect(sw, run_row, fields=RUN_FIELDS).assign(series=series))
         if with_flows:
-            fl = collect(sw, flow_rows)
-            if len(fl):
-                fl.insert(0, "series", series)
-                flows.append(fl)
+            flows.append(collect(sw, flow_rows).assign(series=series))
         if with_ts:
-            t = collect(sw, ts_rows)
-            if len(t):
-                t.insert(0, "series", series)
-                ts.append(t)
+            ts.append(collect(sw, ts_rows).assign(series=series))
 
     dt_arms = {f"dt-wc{wc}": {"topology.forward_queue.limit": f"{wc - W_OPT}p"} for wc in p.wcs}
     add("loss", ctx.sweep(b, name="qiu-loss", arms=dt_arms, zip=conns_zip(p.conns),
@@ -221,7 +218,8 @@ def run(p: Profile, ctx: Context) -> dict[str, pd.DataFrame]:
         add(series, ctx.sweep(sc, name=f"qiu-{series}", arms=all_arms, seeds=p.seeds[:1]),
             with_flows=True)
     def cat(parts: list) -> pd.DataFrame:
-        return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+        full = [x for x in parts if len(x)]
+        return pd.concat(full or parts, ignore_index=True) if parts else pd.DataFrame()
 
     return {"runs": cat(runs), "flows": cat(flows), "queue_ts": cat(ts)}
 
@@ -299,6 +297,8 @@ def fig_loss(data: dict, out: Path) -> Any:
 def fig_goodput(data: dict, out: Path) -> Any:
     r = data["runs"]
     d = r[r.series.isin(["loss", "rand"])].copy()
+    if not len(d):
+        return plots.empty_figure(out, "throughput_goodput", "no loss sweep")
     d["queue"] = d.series.map({"loss": "drop-tail", "rand": "drop-tail + random proc."})
     d["W_c"] = d.wc.astype(int).astype(str)
     m = d.melt(id_vars=["conn", "W_c", "queue"], value_vars=["throughput", "goodput"],

@@ -172,7 +172,9 @@ def run(p: Profile, ctx: Context) -> dict[str, pd.DataFrame]:
             "" if mode == ARED_MODE else f"-{mode}")
         sw = ctx.sweep(base(p, cross), name=name, arms=arms, zip=loads, seeds=p.seeds)
         collect(sw, fn)
-    return {k: pd.concat(v, ignore_index=True) for k, v in parts.items()}
+    meta = ["name", "seed", "load_pct", "cross_pct", "ared_mode"]
+    return {k: pd.concat(parts[k], ignore_index=True) if k in parts else pd.DataFrame(columns=meta)
+            for k in ("routers", "stats", "cdf", "queue_ts")}
 
 
 def primary(data: dict, key: str) -> pd.DataFrame:
@@ -350,8 +352,13 @@ def _claims(add_claim: Any, r: pd.DataFrame, s: pd.DataFrame, cross: float,
     add("V-drops-ared-higher", "SACK-ECN-ARED's drop rate is higher than Reno-DT's at every "
         "router and load", "every router and load", all(ok) if len(ok) == len(pairs) else None,
         "true", note=f"{sum(ok)} of {len(pairs)} (router, load) pairs")
-    rises = [rv("reno-dt", 75, k, "drop_pct") / rv("reno-dt", 60, k, "drop_pct")
-             if rv("reno-dt", 60, k, "drop_pct") > 0 else math.inf for k in ("R0", "R1", "R3")]
+    def rise(k: str) -> float:  # 75 %/60 %; inf: no drop at 60 %; nan: a run missing
+        lo, hi = rv("reno-dt", 60, k, "drop_pct"), rv("reno-dt", 75, k, "drop_pct")
+        if math.isnan(lo) or math.isnan(hi):
+            return math.nan
+        return hi / lo if lo > 0 else math.inf
+
+    rises = [rise(k) for k in ("R0", "R1", "R3")]
     add("V-drops-rise", "Reno-DT drop rates rise about 6-15 x from 60 % to 75 % load", 3.0,
         _strict(min, rises), "greater", 0, note="smallest 75 %/60 % ratio over R0, R1, R3 (inf: no "
         "drop at 60 %)")

@@ -357,14 +357,8 @@ def claims(data: dict, p: Profile) -> ClaimTable:
         {"unconstrained": unc, "constrained": cons}, "ordering", 0.2,
         note="coefficient of variation of 1-s reply throughput (fluid proxy), margin 20 %")
     ref = ch.RED_TABLE.set_index(["load_pct", "min_th", "max_th"])
-    s = data.get("stats", pd.DataFrame())
-    present = set()
-    if len(s) and "min_th" in s:
-        present = {(int(a), int(b_), int(c_)) for a, b_, c_ in
-                   s[s.name.str.startswith("red-") & (s.inv_wq == 512) & (s.inv_maxp == 10)
-                     & (s.qlen == 480)][["load_pct", "min_th", "max_th"]].itertuples(
-                         index=False)}
-    for key in sorted(present):
+    cells = {(int(round(x * 100)), int(lo), int(hi)) for x in p.loads for lo, hi in p.thresholds}
+    for key in sorted(cells):  # the profile's (run or not: missing runs read "no data")
         if key not in ref.index:
             continue
         row = ref.loc[key]

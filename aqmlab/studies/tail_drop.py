@@ -195,8 +195,8 @@ def claims(data: dict, p: Profile) -> ClaimTable:
     add = t.adder(p.tests)
 
     c = mean_cdf(data)
-    loads = sorted(set(c.load_pct)) if len(c) else []
-    qlens = sorted({_qlen(n) for n in set(c.name) if n != ch.BASELINE}) if len(c) else []
+    loads = sorted(int(round(x * 100)) for x in p.loads)  # the profile's, run or not
+    qlens = sorted(p.qlens)
 
     def sup(load: int, a: str, b: str, tmax: float = 3000) -> float:
         ca, cb = curve(c, load, a), curve(c, load, b)

@@ -13,7 +13,7 @@ from aqmlab.notebooks import NOTEBOOKS, regenerate
 from aqmlab.studies import STUDIES, load_study
 from aqmlab.studies.claims import COLUMNS
 
-COMMON = {"profile", "seeds", "workers", "scheduler", "out", "store"}
+COMMON = {"profile", "seeds", "workers", "scheduler", "stored_only", "out", "store"}
 
 
 @pytest.mark.parametrize("name", list(STUDIES))
@@ -78,6 +78,43 @@ def test_notebook_executes_in_tiny_profile(executed, name):
         assert png.with_suffix(".csv").exists() or list(folder.glob(f"{png.stem}-*.csv"))
 
 
+@pytest.mark.ns3
+def test_stored_only_from_the_complete_store_gives_the_same_claims(executed, tmp_path):
+    """``--stored-only`` once every run is stored: nothing is missing, no table is interim,
+    and every claim table (measured values included) equals the simulating execution's."""
+    out, _ = executed
+    report = regenerate("tiny", out=tmp_path, store=out.parent / "data", stored_only=True)
+    assert report.runs["missing"] == 0 and report.runs["stored"] > 0
+    for row in report.rows:
+        assert "error" not in row and row["claims"]["interim"] == "", row
+        name = row["study"]
+        pd.testing.assert_frame_equal(pd.read_csv(tmp_path / name / "claims.csv"),
+                                      pd.read_csv(out / name / "claims.csv"))
+
+
+def test_stored_only_with_an_empty_store_runs_nothing_and_claims_no_data(tmp_path):
+    """Every study survives having none of its runs (a campaign just started, or every
+    run failed): figures say so, every tested claim reads "no data" (never yes/no), and
+    each table is marked interim (through the command line and its report.json)."""
+    import json
+
+    from aqmlab.cli import main
+
+    store, out = tmp_path / "data", tmp_path / "f"
+    assert main(["figures", "--stored-only", "--store", str(store), "--out", str(out)]) == 0
+    report = json.loads((out / "report.json").read_text())
+    runs = report["runs"]
+    assert report["stored_only"] and runs["stored"] == 0 and runs["missing"] == runs["total"] > 0
+    assert not list(store.glob("runs/*/*"))
+    assert [r["study"] for r in report["studies"]] == list(STUDIES)
+    for row in report["studies"]:
+        assert "error" not in row, row["error"]
+        c = row["claims"]
+        assert c["yes"] == c["no"] == 0 and c["no data"] > 0, row
+        assert c["interim"].startswith("interim: "), row
+        assert list((out / row["study"]).glob("*.png"))
+
+
 def test_a_failing_cell_is_named(tmp_path, monkeypatch):
     """run_notebook reports the notebook, the cell and the exception (no ns-3 needed), and
     rejects parameters the notebook does not declare before starting a kernel."""
@@ -85,7 +122,7 @@ def test_a_failing_cell_is_named(tmp_path, monkeypatch):
 
     nb = nbformat.v4.new_notebook()
     params = nbformat.v4.new_code_cell('profile = "quick"\nout = "x"\nstore = "y"\n'
-                                       'workers = None\nscheduler = None')
+                                       'workers = None\nscheduler = None\nstored_only = False')
     params.metadata["tags"] = ["parameters"]
     nb.cells = [nbformat.v4.new_markdown_cell("# broken"), params,
                 nbformat.v4.new_code_cell("x = 1"),

@@ -81,7 +81,8 @@ def test_sweep_table_then_everything_cached(tmp_path):
     assert t["traffic[0].flows"].tolist() == [2, 2, 4, 4] and t.seed.tolist() == [1, 2, 1, 2]
     assert (t.status == "ok").all() and (t.source == "ran").all()
     assert t.goodput_mbps.tolist() == pytest.approx([2.2, 2.4, 4.4, 4.8])
-    assert res.counts == {"total": 4, "ran": 4, "cached": 0, "failed": 0, "corrupt": 0}
+    assert res.counts == {"total": 4, "ran": 4, "cached": 0, "failed": 0, "corrupt": 0,
+                          "missing": 0}
     # every run's full results
     assert res.results(2).flows.shape[0] == 4
     assert res.results(t.key[0]).scenario.traffic[0].flows == 2

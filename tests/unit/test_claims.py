@@ -127,6 +127,23 @@ def test_table_frame_counts_and_csv(tmp_path):
     assert "<table" in t._repr_html_()
 
 
+def test_an_interim_table_says_so_in_its_notes_summary_and_counts(tmp_path):
+    """A table made while runs were missing (``--stored-only``) carries that in every row's
+    note, its summary and its saved counts; the verdicts themselves are unchanged."""
+    t = ClaimTable("demo")
+    t.add("a", "A holds", 1.0, 2.0, "greater", note="margin 1")
+    t.add("b", "B", 1.0, math.nan, "greater")
+    plain = t.to_frame()
+    t.interim = "interim: 3 of 10 runs not yet simulated"
+    df = t.to_frame()
+    assert list(df.reproduced) == list(plain.reproduced) == ["yes", NO_DATA]
+    assert list(df.note) == ["Interim: 3 of 10 runs not yet simulated. margin 1",
+                             "Interim: 3 of 10 runs not yet simulated."]
+    assert t.summary().startswith("demo (interim: 3 of 10 runs not yet simulated): 2 claims")
+    saved = json.loads(t.save(tmp_path).with_suffix(".json").read_text())
+    assert saved["interim"] == t.interim and saved["yes"] == 1
+
+
 def test_every_study_has_three_profiles_and_the_notebook_interface():
     assert set(PROFILES) == set(STUDIES.values())
     for name in STUDIES:
