@@ -51,10 +51,9 @@ def test_a_run_adds_a_summary_row_a_curve_and_a_store_entry(tmp_path, engine):
 
     # a new explorer (a new session) finds both in the store: nothing is simulated
     again = Explorer(store=store, engine=_Refuse(), duration_s=4, flows=5)
-    took = _run(again)
+    _run(again)
     assert again.runs[0].source == "store" and again.runs[0].scenario.key == key
     assert "result store" in again.status.value
-    assert took < 30
 
 
 def test_a_web_run_draws_a_response_time_cdf(tmp_path, engine):
