@@ -312,7 +312,7 @@ def _cmd_figures(args: argparse.Namespace) -> int:
                       f"{r['stored_cpu_hours']:.2f} CPU-hours of Run, the model says "
                       f"{r['stored_model_hours']:.2f}")
         print(f"total ~{sum(r['cpu_hours'] for r in rows):.1f} CPU-hours to run "
-              f"(estimate from the cost model in aqmlab.studies.common.cost)")
+              f"(estimate from the cost model in aqmlab/campaign/cost.py)")
         return 0
     report = regenerate(args.profile, args.out, args.workers, args.scheduler, args.only,
                         args.data, params, stored_only=args.stored_only)

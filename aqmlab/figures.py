@@ -45,13 +45,12 @@ def estimate(profile: str = "full", only: Sequence[str] | None = None,
              store: str | Path = "data", params: Mapping[str, Any] | None = None
              ) -> list[dict]:
     """Per study: runs planned, runs missing from the store and the estimated CPU-hours of
-    the missing ones (:func:`aqmlab.studies.common.cost`); for the runs already stored, the
+    the missing ones (:func:`aqmlab.campaign.estimate_cost`); for the runs already stored, the
     measured CPU-hours (``run_cpu_s``) beside the model's figure for them, so the estimate
     can be judged."""
-    from aqmlab.campaign import Store  # noqa: PLC0415
+    from aqmlab.campaign import Store, estimate_cost  # noqa: PLC0415
     from aqmlab.notebooks import check_params, plan  # noqa: PLC0415
     from aqmlab.studies import STUDIES  # noqa: PLC0415
-    from aqmlab.studies.common import cost  # noqa: PLC0415
 
     st = Store(store)
     rows, seen = [], set()
@@ -68,8 +67,9 @@ def estimate(profile: str = "full", only: Sequence[str] | None = None,
         timed = [k for k, v in cpu.items() if v is not None]
         rows.append({"study": name, "runs": len(points), "new": len(new),
                      "missing": len(missing),
-                     "cpu_hours": round(sum(cost(p.scenario) for p in missing) / 3600, 2),
+                     "cpu_hours": round(sum(estimate_cost(p.scenario) for p in missing) / 3600, 2),
                      "stored": len(stored),
                      "stored_cpu_hours": sum(float(cpu[k]) for k in timed) / 3600,
-                     "stored_model_hours": sum(cost(stored[k].scenario) for k in timed) / 3600})
+                     "stored_model_hours": sum(estimate_cost(stored[k].scenario)
+                                               for k in timed) / 3600})
     return rows

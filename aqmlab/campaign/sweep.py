@@ -6,8 +6,8 @@
    again without re-running it (``retry_failed=True`` re-runs it; a recorded timeout is
    re-run by itself when the new limit is larger).
 3. The missing runs go to the executor longest-expected-first: measured wall times of
-   the same scenario (other seeds) in the store where known, otherwise
-   ``duration x (bottleneck Mb/s + flows)`` scaled to the measured ones.
+   the same scenario (other seeds) in the store where known, otherwise the cost model
+   (:func:`~aqmlab.campaign.cost.estimate_cost`) scaled to the measured ones.
 4. Each result is written to the store by this process as it arrives (atomically), so a
    killed sweep loses only the runs in flight; crashes and timeouts are recorded as failed
    runs with their stderr tail and do not stop the sweep.
@@ -33,6 +33,7 @@ from typing import Any
 
 import pandas as pd
 
+from aqmlab.campaign.cost import estimate_cost
 from aqmlab.campaign.executors import DaskExecutor, Job, LocalExecutor
 from aqmlab.campaign.grid import Point, Sweep
 from aqmlab.campaign.store import MANIFEST, Store
@@ -97,12 +98,6 @@ class SweepResult:
 
     def scenario(self, key: str) -> Scenario:
         return next(p.scenario for p in self.points if p.key == key)
-
-
-def estimate_cost(scenario: Scenario) -> float:
-    """A relative cost model: events grow with simulated time, link rate and flows."""
-    topo = scenario.topology
-    return scenario.run.duration_s * (topo.bottleneck_rate_bps / 1e6 + scenario.n_flows)
 
 
 def sweep(base: Scenario | Sweep | str | os.PathLike | Mapping, grid: Mapping | None = None,

@@ -25,7 +25,7 @@ import pandas as pd
 
 from aqmlab.scenario import Scenario
 
-__all__ = ["Context", "context", "prefetch", "cost", "PlannedSweep", "arms_zip", "collect", "web_stats", "web_cdf", "cdf_grid",
+__all__ = ["Context", "context", "prefetch", "PlannedSweep", "arms_zip", "collect", "web_stats", "web_cdf", "cdf_grid",
            "CDF_GRID_MS", "mean_cdf", "curve", "crossings", "share_faster", "get_path", "EXAMPLES",
            "example", "pct"]
 
@@ -158,60 +158,12 @@ class PlannedSweep:
         self.failed = self.table
 
 
-# CPU-s per simulated second (see ``cost``): per Mb/s Mah users offer, per PackMime connection/s
-MAH_PER_MBPS = 0.0087
-PACKMIME_PER_CONNECTION = 0.00089
-
-
-def cost(scenario: Scenario) -> float:
-    """Expected CPU-seconds of a run on this machine class (2-core KVM, ns-3.44 wheel),
-    used to order runs longest-first and to estimate CPU-hours. Measured orders of
-    magnitude per simulated second (aqmlab 0.2.2: RFC 793 closing, FastTcpDemux, socket
-    tables, workers on mimalloc, two workers on the 2 cores): Mah browsing ``0.0087`` per
-    Mb/s the users offer (users x 3.70 kb/s with the thesis' 10-minute think cap, x 13.6
-    with 60-s caps; 2,460 events per simulated second and Mb/s at 3.0-4.5 us each): 195-640
-    CPU-s for the thesis' 5,400 s from 50 to 110 % (fit through the origin to the 27
-    tail-drop runs of 2026-11-23; the 90/98 % runs of the day before, beside benchmarks,
-    took 30-40 % longer); PackMime ``0.00089`` per connection/s offered, whatever the link
-    (two-way at 10 Mb/s, 96 and 126 connections/s each way for 80 and 105 %: 463 and 480
-    CPU-s for 2,728 and 2,105 s uncongested, i.e. 0.0107 per offered Mb/s; an overloaded
-    AQM run costs more, as its open sockets pile up: Reno over ARED+ECN at 105 % took
-    2.4x the model, on glibc), bulk ~0.004 per Mb/s of bottleneck plus 2e-4 per flow; a parking
-    lot counts a quarter more per extra hop (Vembar's 5-hop lot, 2x the dumbbell's events
-    per connection: 0.34-0.53 per simulated second on glibc). A run with
-    ``stop_after_responses`` ends about when the web groups' connection rates complete that
-    many responses after the warm-up (measured: within 1 % for the Vembar runs)."""
-    from aqmlab.scenario import Mah, PackMime, ParkingLot, Transfers  # noqa: PLC0415
-
-    topo = scenario.topology
-    mbps = topo.bottleneck_rate_bps / 1e6
-    hops = 1 + (topo.hops - 1) / 4 if isinstance(topo, ParkingLot) else 1
-    groups = scenario.traffic
-    mah = [g for g in groups if isinstance(g, Mah)]
-    if mah:  # cost follows the traffic the users offer, not the link
-        offered = sum(g.users * (13.6 if g.think_cap_s is not None and g.think_cap_s <= 120
-                                 else 3.70) for g in mah) / 1e3
-        return scenario.run.duration_s * MAH_PER_MBPS * offered + 1.0
-    duration = scenario.run.duration_s
-    rate = sum(g.rate for g in groups if isinstance(g, PackMime))
-    if scenario.run.stop_after_responses and rate > 0:
-        duration = min(duration, scenario.run.warmup_s + scenario.run.stop_after_responses / rate)
-    if scenario.run.stop_when_done and all(isinstance(g, Transfers) for g in groups):
-        total = sum(sum(g.sizes_bytes) for g in groups)  # ends when the last one completes
-        duration = min(duration, 1.2 * total * 8 / topo.bottleneck_rate_bps)
-    if rate > 0:  # web: the connections offered, whatever the link
-        per = PACKMIME_PER_CONNECTION * rate * hops
-    else:  # bulk flows fill the link; an uncongested one as if it were 10 Mb/s
-        per = 0.004 * (10.0 if mbps > 20 else mbps)
-    return duration * (per + 2e-4 * scenario.n_flows) + 1.0
-
-
 def prefetch(ctx: Context, specs: Sequence[Any] | None = None,
              progress: bool = True) -> dict[str, int]:
     """Run every point of ``specs`` (default: those ``ctx`` planned) that the store lacks,
     all through one executor, longest first: no idle worker between sweeps and no run done
     twice when several studies share it. Returns counts (total, cached, ran, failed)."""
-    from aqmlab.campaign import Job  # noqa: PLC0415
+    from aqmlab.campaign import Job, estimate_cost  # noqa: PLC0415
 
     specs = ctx.specs if specs is None else specs
     points: dict[str, Any] = {}
@@ -227,7 +179,7 @@ def prefetch(ctx: Context, specs: Sequence[Any] | None = None,
         if st.failure(key) is not None:
             failed += 1
             continue
-        jobs.append(Job(key, p.scenario, ctx.timeout, cost(p.scenario)))
+        jobs.append(Job(key, p.scenario, ctx.timeout, estimate_cost(p.scenario)))
     jobs.sort(key=lambda j: -j.cost)
     counts = {"total": len(points), "cached": cached, "ran": 0, "failed": failed,
               "expected_cpu_s": round(sum(j.cost for j in jobs))}

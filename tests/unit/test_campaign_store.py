@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from aqmlab.campaign import Store, StoreWarning, sweep
+from aqmlab.campaign import Store, StoreWarning, estimate_cost, sweep
 from aqmlab.campaign.executors import Job
 from aqmlab.errors import StoreError
 from aqmlab.results.results import Results
@@ -102,6 +102,7 @@ def test_longest_expected_first(tmp_path):
           store=tmp_path, executor=ex, progress=False)
     costs = [j.cost for j in ex.jobs]
     assert costs == sorted(costs, reverse=True)
+    assert costs == [estimate_cost(j.scenario) for j in ex.jobs]  # nothing measured yet
     first = ex.jobs[0].scenario
     assert first.run.duration == "30s" and first.traffic[0].flows == 8
 

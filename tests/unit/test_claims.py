@@ -11,7 +11,7 @@ import pytest
 
 from aqmlab.studies import STUDIES, load_study
 from aqmlab.studies.claims import NO_DATA, NOT_TESTED, Claim, ClaimTable, check_ordering
-from aqmlab.studies.common import arms_zip, cdf_grid, cost, crossings, share_faster
+from aqmlab.studies.common import arms_zip, cdf_grid, crossings, share_faster
 from aqmlab.studies.profiles import PROFILE_NAMES, PROFILES, get
 
 
@@ -196,31 +196,6 @@ def test_arms_zip_fills_unchanged_paths_from_the_base():
     assert z["tcp.ecn"] == [base.tcp.ecn, True]
 
 
-def test_cost_model_orders_web_above_bulk():
-    from aqmlab.studies.common import example
-
-    web = example("weigle_droptail_80")
-    bulk = example("pentikousis_ecn_5clients")
-    assert cost(web) > cost(bulk) > 1.0
-    assert cost(bulk) < 60  # ends when the transfers complete, not at run.duration
-
-
-def test_cost_model_ends_a_web_run_at_its_response_count():
-    """A run with stop_after_responses costs the simulated time its web groups need to
-    complete that many responses after the warm-up (the Vembar runs end within 1 % of it)."""
-    from aqmlab.scenario import PackMime
-    from aqmlab.studies.common import example
-
-    long = example("weigle_droptail_80").replace(**{"run.duration": "2400s",
-                                                     "run.warmup": "120s"})
-    rate = sum(g.rate for g in long.traffic if isinstance(g, PackMime))
-    n = int(500 * rate)
-    stop = long.replace(**{"run.stop_after_responses": n})
-    assert (cost(stop) - 1) / (cost(long) - 1) == pytest.approx((120 + n / rate) / 2400)
-    never = long.replace(**{"run.stop_after_responses": int(1e9)})
-    assert cost(never) == cost(long)  # the duration still bounds it
-
-
 def test_save_figure_writes_png_svg_and_data(tmp_path):
     from aqmlab.studies import plots
 
@@ -297,23 +272,3 @@ def test_multiple_bottlenecks_repeats_its_claims_per_reading(tmp_path):
     assert set(shown.cross_pct) == {15.0, 7.5} and set(shown.load_pct) == {75}
     assert set(shown.ared_mode.dropna()) == {"packet", "byte"}  # drop-tail rows: empty
     assert {"drop_pct", "drop_mark_pct"} <= set(shown.columns)
-
-
-def test_cost_model_charges_web_runs_by_the_traffic_offered_not_the_link():
-    """PackMime and Mah runs cost what their connections or users offer: the same on a
-    10 Mb/s bottleneck as on the 100 Mb/s uncongested reference, in proportion to the
-    connection rate and the number of users (measured: 463 and 480 CPU-s for the uncongested 80/105 % Weigle runs, 2,728 and
-    2,105 s; 195-640 CPU-s per Christiansen run from 50 to 110 %)."""
-    from aqmlab.studies.common import example
-
-    w = example("weigle_droptail_80").replace(**{"run.duration": "1000s"})
-    fast = w.replace(**{"topology.bottleneck.rate": "100Mbps"})
-    assert cost(fast) == cost(w)
-    over = w.replace(**{"traffic[0].load": 1.05, "traffic[1].load": 1.05})
-    ratio = sum(g.rate for g in over.traffic) / sum(g.rate for g in w.traffic)
-    assert ratio > 1.25  # the calibrated rates, not the label
-    assert (cost(over) - 1) == pytest.approx(ratio * (cost(w) - 1))
-    assert 300 < cost(w.replace(**{"run.duration": "2728s"})) < 650  # measured 463
-    mah = example("christiansen_taildrop_90")
-    more = mah.replace(**{"traffic[0].users": 2 * mah.traffic[0].users})
-    assert (cost(more) - 1) == pytest.approx(2 * (cost(mah) - 1))

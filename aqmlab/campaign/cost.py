@@ -1,0 +1,59 @@
+"""The cost model: expected CPU-seconds of a run, from its scenario alone.
+
+Sweeps start the runs longest-expected-first with it (scaled by the measured times of the
+same scenarios when the store has them), ``aqmlab figures`` prefetches in its order, and
+``aqmlab figures --dry-run`` sums it into CPU-hours per study. Its constants were fitted to
+runs on this machine class; ``--dry-run`` prints measured against modelled CPU for the
+runs already stored, so the model can be judged (and refitted) on another machine.
+"""
+
+from __future__ import annotations
+
+from aqmlab.scenario import Mah, PackMime, ParkingLot, Scenario, Transfers
+
+__all__ = ["MAH_PER_MBPS", "PACKMIME_PER_CONNECTION", "estimate_cost"]
+
+#: CPU-s per simulated second: per Mb/s that Mah users offer; per PackMime connection/s.
+MAH_PER_MBPS = 0.0087
+PACKMIME_PER_CONNECTION = 0.00089
+
+
+def estimate_cost(scenario: Scenario) -> float:
+    """Expected CPU-seconds of a run on this machine class (2-core KVM, ns-3.44 wheel),
+    used to order runs longest-first and to estimate CPU-hours. Measured orders of
+    magnitude per simulated second (aqmlab 0.2.2: RFC 793 closing, FastTcpDemux, socket
+    tables, workers on mimalloc, two workers on the 2 cores): Mah browsing ``0.0087`` per
+    Mb/s the users offer (users x 3.70 kb/s with the thesis' 10-minute think cap, x 13.6
+    with 60-s caps; 2,460 events per simulated second and Mb/s at 3.0-4.5 us each): 195-640
+    CPU-s for the thesis' 5,400 s from 50 to 110 % (fit through the origin to the 27
+    tail-drop runs of 2026-11-23; the 90/98 % runs of the day before, beside benchmarks,
+    took 30-40 % longer); PackMime ``0.00089`` per connection/s offered, whatever the link
+    (two-way at 10 Mb/s, 96 and 126 connections/s each way for 80 and 105 %: 463 and 480
+    CPU-s for 2,728 and 2,105 s uncongested, i.e. 0.0107 per offered Mb/s; an overloaded
+    AQM run costs more, as its open sockets pile up: Reno over ARED+ECN at 105 % took
+    2.4x the model, on glibc), bulk ~0.004 per Mb/s of bottleneck plus 2e-4 per flow; a parking
+    lot counts a quarter more per extra hop (Vembar's 5-hop lot, 2x the dumbbell's events
+    per connection: 0.34-0.53 per simulated second on glibc). A run with
+    ``stop_after_responses`` ends about when the web groups' connection rates complete that
+    many responses after the warm-up (measured: within 1 % for the Vembar runs)."""
+    topo = scenario.topology
+    mbps = topo.bottleneck_rate_bps / 1e6
+    hops = 1 + (topo.hops - 1) / 4 if isinstance(topo, ParkingLot) else 1
+    groups = scenario.traffic
+    mah = [g for g in groups if isinstance(g, Mah)]
+    if mah:  # cost follows the traffic the users offer, not the link
+        offered = sum(g.users * (13.6 if g.think_cap_s is not None and g.think_cap_s <= 120
+                                 else 3.70) for g in mah) / 1e3
+        return scenario.run.duration_s * MAH_PER_MBPS * offered + 1.0
+    duration = scenario.run.duration_s
+    rate = sum(g.rate for g in groups if isinstance(g, PackMime))
+    if scenario.run.stop_after_responses and rate > 0:
+        duration = min(duration, scenario.run.warmup_s + scenario.run.stop_after_responses / rate)
+    if scenario.run.stop_when_done and all(isinstance(g, Transfers) for g in groups):
+        total = sum(sum(g.sizes_bytes) for g in groups)  # ends when the last one completes
+        duration = min(duration, 1.2 * total * 8 / topo.bottleneck_rate_bps)
+    if rate > 0:  # web: the connections offered, whatever the link
+        per = PACKMIME_PER_CONNECTION * rate * hops
+    else:  # bulk flows fill the link; an uncongested one as if it were 10 Mb/s
+        per = 0.004 * (10.0 if mbps > 20 else mbps)
+    return duration * (per + 2e-4 * scenario.n_flows) + 1.0

@@ -1,0 +1,47 @@
+"""The cost model (aqmlab/campaign/cost.py): expected CPU-seconds of a run from its scenario."""
+
+from __future__ import annotations
+
+import pytest
+
+from aqmlab.campaign import estimate_cost
+from aqmlab.studies.common import example
+
+
+def test_cost_model_orders_web_above_bulk():
+    web = example("weigle_droptail_80")
+    bulk = example("pentikousis_ecn_5clients")
+    assert estimate_cost(web) > estimate_cost(bulk) > 1.0
+    assert estimate_cost(bulk) < 60  # ends when the transfers complete, not at run.duration
+
+
+def test_cost_model_ends_a_web_run_at_its_response_count():
+    """A run with stop_after_responses costs the simulated time its web groups need to
+    complete that many responses after the warm-up (the Vembar runs end within 1 % of it)."""
+    from aqmlab.scenario import PackMime
+    long = example("weigle_droptail_80").replace(**{"run.duration": "2400s",
+                                                     "run.warmup": "120s"})
+    rate = sum(g.rate for g in long.traffic if isinstance(g, PackMime))
+    n = int(500 * rate)
+    stop = long.replace(**{"run.stop_after_responses": n})
+    assert (estimate_cost(stop) - 1) / (estimate_cost(long) - 1) == pytest.approx((120 + n / rate) / 2400)
+    never = long.replace(**{"run.stop_after_responses": int(1e9)})
+    assert estimate_cost(never) == estimate_cost(long)  # the duration still bounds it
+
+
+def test_cost_model_charges_web_runs_by_the_traffic_offered_not_the_link():
+    """PackMime and Mah runs cost what their connections or users offer: the same on a
+    10 Mb/s bottleneck as on the 100 Mb/s uncongested reference, in proportion to the
+    connection rate and the number of users (measured: 463 and 480 CPU-s for the uncongested 80/105 % Weigle runs, 2,728 and
+    2,105 s; 195-640 CPU-s per Christiansen run from 50 to 110 %)."""
+    w = example("weigle_droptail_80").replace(**{"run.duration": "1000s"})
+    fast = w.replace(**{"topology.bottleneck.rate": "100Mbps"})
+    assert estimate_cost(fast) == estimate_cost(w)
+    over = w.replace(**{"traffic[0].load": 1.05, "traffic[1].load": 1.05})
+    ratio = sum(g.rate for g in over.traffic) / sum(g.rate for g in w.traffic)
+    assert ratio > 1.25  # the calibrated rates, not the label
+    assert (estimate_cost(over) - 1) == pytest.approx(ratio * (estimate_cost(w) - 1))
+    assert 300 < estimate_cost(w.replace(**{"run.duration": "2728s"})) < 650  # measured 463
+    mah = example("christiansen_taildrop_90")
+    more = mah.replace(**{"traffic[0].users": 2 * mah.traffic[0].users})
+    assert (estimate_cost(more) - 1) == pytest.approx(2 * (estimate_cost(mah) - 1))
