@@ -49,12 +49,16 @@ def label(s: tuple) -> str:
     return f"red-{lo:g}-{hi:g}-w{w}-p{pm}-q{q}"
 
 
+#: The columns :func:`parse` reads from a setting's name.
+SETTING = ("min_th", "max_th", "inv_wq", "inv_maxp", "qlen")
+
+
 def parse(name: str) -> dict[str, Any]:
     if not name.startswith("red-"):
         return {}
     lo, hi, w, pm, q = name[4:].split("-")
-    return {"min_th": float(lo), "max_th": float(hi), "inv_wq": int(w[1:]),
-            "inv_maxp": int(pm[1:]), "qlen": int(q[1:])}
+    return dict(zip(SETTING, (float(lo), float(hi), int(w[1:]), int(pm[1:]), int(q[1:])),
+                    strict=True))
 
 
 def settings(p: Profile) -> dict[str, set[tuple]]:
@@ -102,7 +106,8 @@ def run(p: Profile, ctx: Context) -> dict[str, pd.DataFrame]:
     data = ch.merge(*parts)
     for k in ("stats", "cdf"):
         if k in data and len(data[k]):
-            extra = pd.DataFrame([parse(n) for n in data[k].name], index=data[k].index)
+            extra = pd.DataFrame([parse(n) for n in data[k].name], index=data[k].index,
+                                 columns=list(SETTING))
             data[k] = pd.concat([data[k], extra], axis=1)
     return data
 
@@ -163,6 +168,8 @@ def fig_stats(data: dict, out: Path) -> Any:
     if not len(s):
         return plots.empty_figure(out, "stats_vs_table_b6", "no runs")
     s = s[(s.series == "thresholds") & s.name.str.startswith("red-")].copy()
+    if not len(s):
+        return plots.empty_figure(out, "stats_vs_table_b6", "no RED threshold runs")
     s["thresholds"] = "(" + s.min_th.map("{:g}".format) + ", " + s.max_th.map("{:g}".format) + ")"
     ref = ch.RED_TABLE.assign(thresholds=lambda d: "(" + d.min_th.astype(str) + ", "
                               + d.max_th.astype(str) + ")",

@@ -105,6 +105,8 @@ def fig_load_series(data: dict, out: Path) -> Any:
     if not len(c):
         return plots.empty_figure(out, "cdf_by_load", "no runs")
     names = sorted((n for n in set(c.name) if n != ch.BASELINE), key=lambda n: abs(_qlen(n) - 120))
+    if not names:
+        return plots.empty_figure(out, "cdf_by_load", "only the uncongested baseline ran")
     d = c[c.name == names[0]].assign(name=lambda x: x.load_pct.astype(str) + " %")
     return plots.response_cdf(d, out, "cdf_by_load", xmax_ms=3000,
                               title=f"{names[0]} across offered loads (Fig. 5.5)")

@@ -92,6 +92,27 @@ def test_stored_only_from_the_complete_store_gives_the_same_claims(executed, tmp
                                       pd.read_csv(out / name / "claims.csv"))
 
 
+@pytest.mark.ns3
+@pytest.mark.parametrize("keep", ["odd", "even", "one"])
+def test_stored_only_with_part_of_the_runs_executes_every_notebook(executed, tmp_path, keep):
+    """A campaign under way (or one whose runs partly failed): with only some of its runs
+    stored, every notebook still executes, and its claim table says how many were missing."""
+    import shutil
+
+    out, _ = executed
+    store = tmp_path / "data"
+    shutil.copytree(out.parent / "data", store)
+    runs = sorted(store.glob("runs/*/*"))
+    drop = {"odd": runs[1::2], "even": runs[0::2], "one": runs[1:]}[keep]
+    for d in drop:
+        shutil.rmtree(d)
+    report = regenerate("tiny", out=tmp_path / "f", store=store, stored_only=True)
+    assert report.runs["missing"] == len(drop) > 0
+    for row in report.rows:
+        assert "error" not in row, row["error"]
+    assert any(row["claims"]["interim"] for row in report.rows)
+
+
 def test_stored_only_with_an_empty_store_runs_nothing_and_claims_no_data(tmp_path):
     """Every study survives having none of its runs (a campaign just started, or every
     run failed): figures say so, every tested claim reads "no data" (never yes/no), and
