@@ -74,8 +74,6 @@ class Context:
     timeout: float | None = None
     plan_only: bool = False
     stored_only: bool = False
-    planned: int = 0
-    missing: int = 0
     _executor: Any = field(default=None, repr=False)
     sweeps: list = field(default_factory=list, repr=False)
     specs: list = field(default_factory=list, repr=False)
@@ -115,10 +113,8 @@ class Context:
         res = sweep(spec, store=self.store, progress=self.progress, timeout=self.timeout,
                     executor=None if self.stored_only else self.executor,
                     run_missing=not self.stored_only)
-        missing = int((res.table["status"] == "missing").sum())
+        missing = res.counts["missing"]
         failed = res.failed[res.failed["status"] != "missing"]
-        self.planned += len(res)
-        self.missing += missing
         if missing:
             print(f"{name}: {missing} of {len(res)} run(s) not in the store yet, left out")
         if len(failed):
@@ -126,6 +122,16 @@ class Context:
             print(f"{name}: {len(failed)} run(s) failed and are left out:\n{bad}")
         self.sweeps.append(res)
         return res
+
+    @property
+    def planned(self) -> int:
+        """Runs of the sweeps made so far."""
+        return sum(len(s) for s in self.sweeps)
+
+    @property
+    def missing(self) -> int:
+        """Runs of those sweeps the store lacked (``stored_only``)."""
+        return sum(s.counts["missing"] for s in self.sweeps)
 
     def mark_interim(self, claims: Any) -> Any:
         """``claims`` (a ClaimTable), labelled interim when runs of this context were

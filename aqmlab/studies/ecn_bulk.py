@@ -122,6 +122,8 @@ def _jain(x: pd.Series) -> float:
 
 
 def _split(name: pd.Series) -> tuple[pd.Series, pd.Series]:
+    if name.empty:
+        return name, name.astype(int)
     parts = name.str.rsplit("-q", n=1, expand=True)
     return parts[0], parts[1].astype(int)
 
@@ -155,11 +157,11 @@ def run(p: Profile, ctx: Context) -> dict[str, pd.DataFrame]:
         add("partial", ctx.sweep(b, name="pentikousis-partial", arms=partial_arms(b),
                                  seeds=p.seeds))
     keys = ["series", "name", "topology.receivers", "seed"]
-    flows_df = pd.concat(flows, ignore_index=True) if flows else pd.DataFrame(columns=[*keys, *FLOW_COLUMNS])
+    flows_df = (pd.concat(flows, ignore_index=True) if flows
+                else pd.DataFrame(columns=[*keys, *FLOW_COLUMNS]))
     by = [c for c in keys if c in flows_df.columns]
     runs = run_stats(flows_df, by)
-    runs["scheme"], runs["ql"] = (_split(runs["name"].str.replace("partial-", "", regex=False))
-                                  if len(runs) else (runs["name"], runs["name"]))
+    runs["scheme"], runs["ql"] = _split(runs["name"].str.replace("partial-", "", regex=False))
     return {"flows": flows_df, "runs": runs}
 
 
