@@ -35,7 +35,9 @@ def estimate_cost(scenario: Scenario) -> float:
     lot counts a quarter more per extra hop (Vembar's 5-hop lot, 2x the dumbbell's events
     per connection: 0.34-0.53 per simulated second on glibc). A run with
     ``stop_after_responses`` ends about when the web groups' connection rates complete that
-    many responses after the warm-up (measured: within 1 % for the Vembar runs)."""
+    many responses after the warm-up (measured: within 1 % for the Vembar runs). The queue
+    discipline is not counted: on the same browsing traffic RED costs what tail-drop does
+    (0.96-1.09x), ARED and CoDel ~1.15x, FQ-CoDel ~1.35x (``bench/bench_queues.py``)."""
     topo = scenario.topology
     mbps = topo.bottleneck_rate_bps / 1e6
     hops = 1 + (topo.hops - 1) / 4 if isinstance(topo, ParkingLot) else 1
