@@ -25,7 +25,7 @@ import pandas as pd
 
 from aqmlab.scenario import Scenario
 
-__all__ = ["Context", "context", "prefetch", "PlannedSweep", "arms_zip", "collect", "web_stats", "web_cdf", "cdf_grid",
+__all__ = ["Context", "context", "prefetch", "PlannedSweep", "arms_zip", "collect", "stack", "web_stats", "web_cdf", "cdf_grid",
            "CDF_GRID_MS", "mean_cdf", "curve", "crossings", "share_faster", "get_path", "EXAMPLES",
            "example", "pct"]
 
@@ -270,9 +270,16 @@ def collect(sw: Any, fn: Callable[[Any], pd.DataFrame | Mapping[str, Any]],
                 frame = frame.drop(columns=c)
             frame.insert(0, c, row[c])
         parts.append(frame)
-    if not parts:
-        return pd.DataFrame(columns=["key", *cols, *fields])
-    return pd.concat(parts, ignore_index=True)
+    return stack(parts, ["key", *cols, *fields])
+
+
+def stack(parts: Sequence[pd.DataFrame], columns: Sequence[str] = ()) -> pd.DataFrame:
+    """Concatenate the frames that have rows (pandas deprecates concatenating empty ones).
+    Without any row: an empty frame with the parts' columns, or ``columns`` if no part."""
+    full = [x for x in parts if len(x)]
+    if full or parts:
+        return pd.concat(full or list(parts), ignore_index=True)
+    return pd.DataFrame(columns=list(columns))
 
 
 # -- web reductions ----------------------------------------------------------------------------

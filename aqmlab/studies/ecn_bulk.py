@@ -22,7 +22,7 @@ import pandas as pd
 from aqmlab.scenario import Scenario
 from aqmlab.studies import plots
 from aqmlab.studies.claims import ClaimTable
-from aqmlab.studies.common import Context, collect, example
+from aqmlab.studies.common import Context, collect, example, stack
 from aqmlab.studies.profiles import Profile
 from aqmlab.studies.profiles import get as get_profile
 
@@ -157,8 +157,7 @@ def run(p: Profile, ctx: Context) -> dict[str, pd.DataFrame]:
         add("partial", ctx.sweep(b, name="pentikousis-partial", arms=partial_arms(b),
                                  seeds=p.seeds))
     keys = ["series", "name", "topology.receivers", "seed"]
-    flows_df = (pd.concat(flows, ignore_index=True) if flows
-                else pd.DataFrame(columns=[*keys, *FLOW_COLUMNS]))
+    flows_df = stack(flows, [*keys, *FLOW_COLUMNS])
     by = [c for c in keys if c in flows_df.columns]
     runs = run_stats(flows_df, by)
     runs["scheme"], runs["ql"] = _split(runs["name"].str.replace("partial-", "", regex=False))

@@ -29,6 +29,7 @@ from aqmlab.studies.common import (
     example,
     quantile_at,
     share_faster,
+    stack,
     value_at,
     web_cdf,
     web_stats,
@@ -150,8 +151,7 @@ def collect_web(sw: Any, series: str, ts: bool = False) -> dict[str, pd.DataFram
         return pd.DataFrame()
 
     collect(sw, fn)
-    out = {k: (pd.concat(v, ignore_index=True) if v else pd.DataFrame()) for k, v in
-           parts.items()}
+    out = {k: stack(v) for k, v in parts.items()}
     if ts:
         q = collect(sw, reduce_ts)
         if len(q):
@@ -167,8 +167,7 @@ def collect_web(sw: Any, series: str, ts: bool = False) -> dict[str, pd.DataFram
 
 def merge(*parts: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
     keys = {k for p in parts for k in p}
-    return {k: pd.concat([p[k] for p in parts if k in p and len(p[k])], ignore_index=True)
-            if any(k in p and len(p[k]) for p in parts) else pd.DataFrame() for k in keys}
+    return {k: stack([p[k] for p in parts if k in p]) for k in keys}
 
 
 def run(p: Profile, ctx: Context) -> dict[str, pd.DataFrame]:

@@ -24,7 +24,7 @@ import pandas as pd
 from aqmlab.scenario import Scenario
 from aqmlab.studies import plots
 from aqmlab.studies.claims import ClaimTable
-from aqmlab.studies.common import Context, collect, example
+from aqmlab.studies.common import Context, collect, example, stack
 from aqmlab.studies.profiles import Profile
 from aqmlab.studies.profiles import get as get_profile
 
@@ -217,11 +217,7 @@ def run(p: Profile, ctx: Context) -> dict[str, pd.DataFrame]:
         all_arms = {f"{k}-{q}": {**a, **qa} for k, a in arms.items() for q, qa in queues.items()}
         add(series, ctx.sweep(sc, name=f"qiu-{series}", arms=all_arms, seeds=p.seeds[:1]),
             with_flows=True)
-    def cat(parts: list) -> pd.DataFrame:
-        full = [x for x in parts if len(x)]
-        return pd.concat(full or parts, ignore_index=True) if parts else pd.DataFrame()
-
-    return {"runs": cat(runs), "flows": cat(flows), "queue_ts": cat(ts)}
+    return {"runs": stack(runs), "flows": stack(flows), "queue_ts": stack(ts)}
 
 
 # -- derived tables ------------------------------------------------------------------------------
@@ -241,7 +237,7 @@ def loss_curves(conns: np.ndarray, wcs: list[int]) -> pd.DataFrame:
                 xh = x[x > wc / 3]
                 rows.append(pd.DataFrame({"conn": xh, "loss_rate": hyperbola(xh, *table[wc]),
                                           "curve": name, "panel": panel}))
-    return pd.concat(rows, ignore_index=True) if rows else pd.DataFrame()
+    return stack(rows)
 
 
 def rtt_pairs(data: dict) -> pd.DataFrame:

@@ -11,7 +11,7 @@ import pytest
 
 from aqmlab.studies import STUDIES, load_study
 from aqmlab.studies.claims import NO_DATA, NOT_TESTED, Claim, ClaimTable, check_ordering
-from aqmlab.studies.common import arms_zip, cdf_grid, crossings, share_faster
+from aqmlab.studies.common import arms_zip, cdf_grid, crossings, share_faster, stack
 from aqmlab.studies.profiles import PROFILE_NAMES, PROFILES, get
 
 
@@ -184,6 +184,16 @@ def test_crossings_and_share_faster():
 def test_cdf_grid_uses_the_given_denominator():
     f = cdf_grid(np.array([10.0, 20.0, 30.0]), np.array([0.0, 15.0, 30.0, 100.0]), total=6)
     assert list(f) == [0.0, 1 / 6, 0.5, 0.5]
+
+
+def test_stack_skips_empty_parts_and_keeps_the_columns_of_an_empty_result():
+    a = pd.DataFrame({"x": [1, 2]})
+    none = pd.DataFrame({"x": pd.Series([], dtype=object), "y": pd.Series([], dtype=float)})
+    both = stack([none, a, pd.DataFrame({"x": [3]})])
+    assert list(both["x"]) == [1, 2, 3] and list(both.columns) == ["x"]
+    assert both["x"].dtype == np.int64  # the empty part's object dtype did not leak in
+    assert list(stack([none]).columns) == ["x", "y"] and len(stack([none])) == 0
+    assert list(stack([], ["key", "seed"]).columns) == ["key", "seed"]
 
 
 def test_arms_zip_fills_unchanged_paths_from_the_base():
