@@ -276,10 +276,8 @@ def collect(sw: Any, fn: Callable[[Any], pd.DataFrame | Mapping[str, Any]],
 def stack(parts: Sequence[pd.DataFrame], columns: Sequence[str] = ()) -> pd.DataFrame:
     """Concatenate the frames that have rows (pandas deprecates concatenating empty ones).
     Without any row: an empty frame with the parts' columns, or ``columns`` if no part."""
-    full = [x for x in parts if len(x)]
-    if full or parts:
-        return pd.concat(full or list(parts), ignore_index=True)
-    return pd.DataFrame(columns=list(columns))
+    frames = [x for x in parts if len(x)] or list(parts)
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=list(columns))
 
 
 # -- web reductions ----------------------------------------------------------------------------
