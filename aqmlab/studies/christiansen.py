@@ -272,7 +272,7 @@ def _cumulative(t: np.ndarray, at: np.ndarray, rate: np.ndarray) -> np.ndarray:
 
 def collect_runs(sw: Any, loads: dict[int, float], classes: bool = False,
                  series: str = "") -> dict[str, pd.DataFrame]:
-    from aqmlab.studies.common import collect  # noqa: PLC0415
+    from aqmlab.studies.common import collect, stack  # noqa: PLC0415
 
     parts: dict[str, list] = {}
 
@@ -282,9 +282,6 @@ def collect_runs(sw: Any, loads: dict[int, float], classes: bool = False,
         return pd.DataFrame()
 
     collect(sw, fn)
-    return {k: pd.concat(v, ignore_index=True) for k, v in parts.items()}
+    return {k: stack(v) for k, v in parts.items()}
 
 
-def merge(*parts: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
-    keys = {k for p in parts for k in p}
-    return {k: pd.concat([p[k] for p in parts if k in p], ignore_index=True) for k in keys}

@@ -25,7 +25,7 @@ import pandas as pd
 
 from aqmlab.scenario import Scenario
 
-__all__ = ["Context", "context", "prefetch", "PlannedSweep", "arms_zip", "collect", "stack", "web_stats", "web_cdf", "cdf_grid",
+__all__ = ["Context", "context", "prefetch", "PlannedSweep", "arms_zip", "collect", "stack", "merge_tables", "web_stats", "web_cdf", "cdf_grid",
            "CDF_GRID_MS", "mean_cdf", "curve", "crossings", "share_faster", "get_path", "EXAMPLES",
            "example", "pct"]
 
@@ -278,6 +278,12 @@ def stack(parts: Sequence[pd.DataFrame], columns: Sequence[str] = ()) -> pd.Data
     Without any row: an empty frame with the parts' columns, or ``columns`` if no part."""
     frames = [x for x in parts if len(x)] or list(parts)
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=list(columns))
+
+
+def merge_tables(*parts: Mapping[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
+    """Several studies' results (table name -> frame) as one: each table stacked."""
+    keys = {k for p in parts for k in p}
+    return {k: stack([p[k] for p in parts if k in p]) for k in keys}
 
 
 # -- web reductions ----------------------------------------------------------------------------

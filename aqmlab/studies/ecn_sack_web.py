@@ -27,6 +27,7 @@ from aqmlab.studies.common import (
     crossings,
     curve,
     example,
+    merge_tables,
     quantile_at,
     share_faster,
     stack,
@@ -165,11 +166,6 @@ def collect_web(sw: Any, series: str, ts: bool = False) -> dict[str, pd.DataFram
     return out
 
 
-def merge(*parts: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
-    keys = {k for p in parts for k in p}
-    return {k: stack([p[k] for p in parts if k in p]) for k in keys}
-
-
 def run(p: Profile, ctx: Context) -> dict[str, pd.DataFrame]:
     full = p.name == "full"
     b = weigle_base(p.duration, p.warmup, full)
@@ -195,7 +191,7 @@ def run(p: Profile, ctx: Context) -> dict[str, pd.DataFrame]:
             ow, name="weigle-1way", arms={"reno-aredecn5": weigle_arm("reno-aredecn5"),
                                           BASELINE: weigle_arm(BASELINE)},
             zip=loads_zip(hi, 1), seeds=p.seeds), "one-way"))
-    return merge(*parts)
+    return merge_tables(*parts)
 
 
 # -- helpers over the reduced frames -------------------------------------------------------------

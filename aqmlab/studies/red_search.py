@@ -22,7 +22,7 @@ import pandas as pd
 from aqmlab.studies import christiansen as ch
 from aqmlab.studies import plots
 from aqmlab.studies.claims import ClaimTable
-from aqmlab.studies.common import Context, curve, share_faster
+from aqmlab.studies.common import Context, curve, merge_tables, share_faster
 from aqmlab.studies.profiles import Profile
 from aqmlab.studies.profiles import get as get_profile
 
@@ -103,7 +103,7 @@ def run(p: Profile, ctx: Context) -> dict[str, pd.DataFrame]:
                                                zip=ch.users_zip(loads_hi, scale,
                                                                 p.get("user_kbps")),
                                                seeds=p.seeds), users, series="search"))
-    data = ch.merge(*parts)
+    data = merge_tables(*parts)
     for k in ("stats", "cdf"):
         if k in data and len(data[k]):
             extra = pd.DataFrame([parse(n) for n in data[k].name], index=data[k].index,
