@@ -31,7 +31,7 @@ import pandas as pd
 from aqmlab.scenario import Scenario
 from aqmlab.studies import plots
 from aqmlab.studies.claims import ClaimTable
-from aqmlab.studies.common import EXAMPLES, Context, collect, example, web_cdf, web_stats
+from aqmlab.studies.common import EXAMPLES, Context, collect, example, stack, web_cdf, web_stats
 from aqmlab.studies.profiles import Profile
 from aqmlab.studies.profiles import get as get_profile
 
@@ -173,8 +173,7 @@ def run(p: Profile, ctx: Context) -> dict[str, pd.DataFrame]:
         sw = ctx.sweep(base(p, cross), name=name, arms=arms, zip=loads, seeds=p.seeds)
         collect(sw, fn)
     meta = ["name", "seed", "load_pct", "cross_pct", "ared_mode"]
-    return {k: pd.concat(parts[k], ignore_index=True) if k in parts else pd.DataFrame(columns=meta)
-            for k in ("routers", "stats", "cdf", "queue_ts")}
+    return {k: stack(parts.get(k, []), meta) for k in ("routers", "stats", "cdf", "queue_ts")}
 
 
 def primary(data: dict, key: str) -> pd.DataFrame:
