@@ -30,8 +30,10 @@ def estimate_cost(scenario: Scenario) -> float:
     took 30-40 % longer); PackMime ``0.00089`` per connection/s offered, whatever the link
     (two-way at 10 Mb/s, 96 and 126 connections/s each way for 80 and 105 %: 463 and 480
     CPU-s for 2,728 and 2,105 s uncongested, i.e. 0.0107 per offered Mb/s; an overloaded
-    AQM run costs more, as its open sockets pile up: Reno over ARED+ECN at 105 % took
-    2.4x the model, on glibc), bulk ~0.004 per Mb/s of bottleneck plus 2e-4 per flow; a parking
+    AQM run costs more, as its open sockets pile up and each event costs more with them,
+    from 1.8-1.9 us with 600 sockets open to 4.0-4.2 us with 25,000-27,000: at 105 %
+    ARED+ECN 5 ms took 1.6-1.8x what drop-tail did on the same day, 2.4x the model on
+    glibc beside other runs), bulk ~0.004 per Mb/s of bottleneck plus 2e-4 per flow; a parking
     lot counts a quarter more per extra hop (Vembar's 5-hop lot, 2x the dumbbell's events
     per connection: 0.34-0.53 per simulated second on glibc). A run with
     ``stop_after_responses`` ends about when the web groups' connection rates complete that
