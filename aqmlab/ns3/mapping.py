@@ -75,6 +75,14 @@ def _red_th(th_pkts: float, scale: float = 1.0) -> str:
     return repr(max(0.0, th_pkts - RED_DEVICE_WAITING) * scale)
 
 
+def _red_type(q: Red | Ared) -> str:
+    """ns-3's RedQueueDisc, wrapped so that ECN-capable packets are dropped, not marked,
+    once the average reaches max_th (ns-2's rule; aqmlab/ns3/cpp/ns2_ecn_red_queue_disc.h)."""
+    if q.ecn and q.ecn_above_max_th == "drop":
+        return "aqmlab::Ns2EcnRedQueueDisc"
+    return "ns3::RedQueueDisc"
+
+
 def _ptc(rate_bps: float, mean_pkt: int) -> float:
     return rate_bps / (8.0 * mean_pkt)
 
@@ -103,7 +111,7 @@ def queue_config(q: Queue, rate_bps: float, delay_s: float) -> QueueConfig:
         if q.adaptive:
             attrs += (("Bottom", repr(min(0.01, 80000.0 / rate_bps))),)
         wq = q.w_q if q.w_q > 0 else 0.0
-        return QueueConfig("ns3::RedQueueDisc", attrs, wq, _ptc(rate_bps, q.mean_pkt_size))
+        return QueueConfig(_red_type(q), attrs, wq, _ptc(rate_bps, q.mean_pkt_size))
     if isinstance(q, Ared):
         min_th, max_th = q.auto_thresholds(rate_bps)
         wq = q.auto_w_q(rate_bps)
@@ -122,7 +130,7 @@ def queue_config(q: Queue, rate_bps: float, delay_s: float) -> QueueConfig:
                  ("Interval", f"{q.interval_s * 1e9:.0f}ns"),
                  ("Top", repr(q.top)), ("Bottom", repr(q.auto_bottom(rate_bps))),
                  ("UseEcn", _b(q.ecn)), ("UseHardDrop", "true"), *link)
-        return QueueConfig("ns3::RedQueueDisc", attrs, wq, _ptc(rate_bps, q.mean_pkt_size))
+        return QueueConfig(_red_type(q), attrs, wq, _ptc(rate_bps, q.mean_pkt_size))
     if isinstance(q, CoDel):
         return QueueConfig("ns3::CoDelQueueDisc", (
             ("MaxSize", _max_size(q, 1)), ("Target", f"{q.target_s * 1e9:.0f}ns"),

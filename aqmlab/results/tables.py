@@ -116,7 +116,9 @@ def queues_table(scenario: Scenario, plan: Plan, raw: RawRun) -> pd.DataFrame:
     """One row per probed queue, counted after the warm-up: arrivals, departures, drops
     (by reason: forced / unforced / overflow; by kind: ``syn_drops`` segments carrying SYN,
     ``ack_only_drops`` TCP segments without payload or SYN, ``ect_drops`` ECN-capable
-    packets), marks, their rates, average/maximum queue, RED average, average delay."""
+    packets, ``ect_unforced_drops`` those an AQM dropped early instead of marking: RED's
+    gentle region with ``ecn_above_max_th = "drop"``), marks, their rates,
+    average/maximum queue, RED average, average delay."""
     t = _measured(raw)
     q = {k: raw.queues[k] - raw.queues_warm[k] for k in raw.queues}
     q["max_pkts"] = raw.queues["max_pkts"]
@@ -144,6 +146,7 @@ def queues_table(scenario: Scenario, plan: Plan, raw: RawRun) -> pd.DataFrame:
             "syn_drops": q["syn_drops"].astype(np.int64),
             "ack_only_drops": q["ack_only_drops"].astype(np.int64),
             "ect_drops": q["ect_drops"].astype(np.int64),
+            "ect_unforced_drops": q["ect_unforced_drops"].astype(np.int64),
             "loss_rate": np.where(arrivals > 0, q["drops"] / arrivals, np.nan),
             "mark_rate": np.where(arrivals > 0, q["marks"] / arrivals, np.nan),
             "avg_qlen_pkts": q["area_pkts"] / t,

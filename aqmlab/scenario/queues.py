@@ -78,6 +78,29 @@ class QueueBase(Spec):
         return float(amount) if unit == "p" else amount / mean_pkt_size
 
 
+ECN_ABOVE_MAX_TH = ("drop", "mark")
+
+
+class _EcnRule:
+    """``ecn_above_max_th`` of RED and ARED: what happens to an ECN-capable packet picked
+    while the average queue is at or above ``max_th`` (the gentle region, or the forced
+    region without gentle). "drop" (the default) is ns-2's rule, which the papers ran: mark
+    only while the average is below ``max_th``. "mark" is ns-3's ``RedQueueDisc``: mark in
+    the gentle region too. Only serialised when ``ecn`` is on, so scenarios without ECN keep
+    their hashes."""
+
+    ecn: bool
+    ecn_above_max_th: str
+
+    def _check_ecn_rule(self) -> None:
+        check_choice(self.ecn_above_max_th, "ecn_above_max_th", ECN_ABOVE_MAX_TH)
+
+    def _ecn_rule_dict(self, d: dict[str, Any]) -> dict[str, Any]:
+        if not d["ecn"]:
+            del d["ecn_above_max_th"]
+        return d
+
+
 @dataclass(frozen=True, kw_only=True)
 class DropTail(QueueBase):
     """FIFO tail drop. ``limit`` default 100 packets. Never marks (``ecn`` is always False).
@@ -140,12 +163,13 @@ def _check_w_q(value: object, field: str = "w_q") -> float:
 
 
 @dataclass(frozen=True, kw_only=True)
-class Red(QueueBase):
+class Red(_EcnRule, QueueBase):
     """RED (Floyd & Jacobson 1993) with ns-2 parameters.
 
     Thresholds ``min_th``/``max_th`` in packets; ``max_p`` the drop probability at ``max_th``;
     ``w_q`` the EWMA weight (0, -1, -2 select ns-2's automatic rules); ``mode`` "packet" or
-    "byte"; ``adaptive`` is ns-2 ``adaptive_ 1`` with explicit thresholds (ns-3 AdaptMaxP).
+    "byte"; ``adaptive`` is ns-2 ``adaptive_ 1`` with explicit thresholds (ns-3 AdaptMaxP);
+    ``ecn_above_max_th`` "drop" (ns-2) or "mark" (ns-3), see :class:`_EcnRule`.
     """
 
     KIND: ClassVar[str] = "red"
@@ -162,9 +186,11 @@ class Red(QueueBase):
     ecn: bool = False
     hard_drop: bool = True
     adaptive: bool = False
+    ecn_above_max_th: str = "drop"
 
     def __post_init__(self) -> None:
         self._check_kind()
+        self._check_ecn_rule()
         min_th = check_float(self.min_th, "min_th", ge=0)
         max_th = check_float(self.max_th, "max_th", gt=0)
         if min_th >= max_th:
@@ -185,9 +211,12 @@ class Red(QueueBase):
                 "limit", self.limit, f"limit < max_th: limit must be >= max_th = {max_th} packets"
             )
 
+    def to_dict(self) -> dict[str, Any]:
+        return self._ecn_rule_dict(super().to_dict())
+
 
 @dataclass(frozen=True, kw_only=True)
-class Ared(QueueBase):
+class Ared(_EcnRule, QueueBase):
     """Adaptive RED (Floyd, Gummadi & Shenker 2001); None selects ns-2's automatic value.
 
     ``target_delay`` the target queueing delay; ``alpha``/``beta`` the additive increase and
@@ -195,7 +224,8 @@ class Ared(QueueBase):
     ``mode`` "packet" (Weigle et al.'s setting, the default) or "byte": ns-2's default since
     2.28 (``bytes_``/``queue_in_bytes_ true``), where the average queue counts bytes and a
     packet's drop probability scales with its size / ``mean_pkt_size``, so SYNs and pure
-    ACKs are rarely dropped.
+    ACKs are rarely dropped. ``ecn_above_max_th`` "drop" (ns-2, the papers) or "mark"
+    (ns-3), see :class:`_EcnRule`.
     """
 
     KIND: ClassVar[str] = "ared"
@@ -214,9 +244,11 @@ class Ared(QueueBase):
     max_th: float | None = None
     w_q: float | None = None
     mode: str = "packet"
+    ecn_above_max_th: str = "drop"
 
     def __post_init__(self) -> None:
         self._check_kind()
+        self._check_ecn_rule()
         check_choice(self.mode, "mode", ("packet", "byte"))
         check_time(self.target_delay, "target_delay", positive=True)
         set_attr(self, "alpha", check_float(self.alpha, "alpha", gt=0))
@@ -251,7 +283,7 @@ class Ared(QueueBase):
         d = super().to_dict()
         if d["mode"] == "packet":  # the default is left out: scenario hashes stay as before
             del d["mode"]
-        return d
+        return self._ecn_rule_dict(d)
 
     @property
     def target_delay_s(self) -> float:

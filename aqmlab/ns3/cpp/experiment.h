@@ -13,6 +13,7 @@
 #include "droplist_queue_disc.h"
 #include "flow_stats.h"
 #include "hold_queue_disc.h"
+#include "ns2_ecn_red_queue_disc.h"
 #include "probes.h"
 #include "tcp_socket.h"
 
@@ -646,6 +647,19 @@ class Experiment
             Ptr<DropListQueueDisc> dl = CreateObject<DropListQueueDisc>();
             dl->Configure(limit, drops);
             qd = dl;
+        }
+        else if (q.type == "aqmlab::Ns2EcnRedQueueDisc")
+        {
+            // Attributes: those of ns3::RedQueueDisc, set on the wrapped child.
+            ObjectFactory f;
+            f.SetTypeId("ns3::RedQueueDisc");
+            for (const auto& [name, value] : q.attributes)
+            {
+                f.Set(name, StringValue(value));
+            }
+            Ptr<Ns2EcnRedQueueDisc> w = CreateObject<Ns2EcnRedQueueDisc>();
+            w->Configure(f.Create<RedQueueDisc>());
+            qd = w;
         }
         else
         {

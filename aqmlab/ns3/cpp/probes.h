@@ -28,14 +28,14 @@ struct QueueCounters
     double arrivals = 0, departures = 0, drops = 0, forcedDrops = 0, unforcedDrops = 0,
            overflowDrops = 0, marks = 0, arrivalBytes = 0, dropBytes = 0, areaPkts = 0,
            areaBytes = 0, maxPkts = 0, redAvgSum = 0, redAvgN = 0, synDrops = 0,
-           ackOnlyDrops = 0, ectDrops = 0;
+           ackOnlyDrops = 0, ectDrops = 0, ectUnforcedDrops = 0;
 
     static std::vector<std::string> Names()
     {
         return {"arrivals", "departures", "drops", "forced_drops", "unforced_drops",
                 "overflow_drops", "marks", "arrival_bytes", "drop_bytes", "area_pkts",
                 "area_bytes", "max_pkts", "red_avg_sum", "red_avg_n", "syn_drops",
-                "ack_only_drops", "ect_drops"};
+                "ack_only_drops", "ect_drops", "ect_unforced_drops"};
     }
 
     double Get(size_t i) const
@@ -43,7 +43,7 @@ struct QueueCounters
         const double* v[] = {&arrivals, &departures, &drops, &forcedDrops, &unforcedDrops,
                              &overflowDrops, &marks, &arrivalBytes, &dropBytes, &areaPkts,
                              &areaBytes, &maxPkts, &redAvgSum, &redAvgN, &synDrops,
-                             &ackOnlyDrops, &ectDrops};
+                             &ackOnlyDrops, &ectDrops, &ectUnforcedDrops};
         return *v[i];
     }
 };
@@ -176,6 +176,7 @@ class QueueProbe
     {
         c.drops += 1;
         c.dropBytes += item->GetSize();
+        bool unforced = false;
         if (std::strstr(reason, "Forced"))
         {
             c.forcedDrops += 1;
@@ -184,12 +185,13 @@ class QueueProbe
                  std::strstr(reason, "arget exceeded"))
         {
             c.unforcedDrops += 1;
+            unforced = true;
         }
         else
         {
             c.overflowDrops += 1;
         }
-        CountKind(item);
+        CountKind(item, unforced);
         bool data = false;
         const int f = FlowOf(item, data);
         if (f >= 0)
@@ -199,8 +201,9 @@ class QueueProbe
     }
 
     /// What a dropped packet was: a TCP segment carrying SYN (SYN or SYN-ACK), a TCP
-    /// segment without payload or SYN (pure ACKs, bare FIN/RST), an ECN-capable packet.
-    void CountKind(Ptr<const QueueDiscItem> item)
+    /// segment without payload or SYN (pure ACKs, bare FIN/RST), an ECN-capable packet
+    /// (and whether an AQM dropped it early: `unforced`).
+    void CountKind(Ptr<const QueueDiscItem> item, bool unforced)
     {
         auto ip = DynamicCast<const Ipv4QueueDiscItem>(item);
         if (!ip)
@@ -211,6 +214,7 @@ class QueueProbe
         if (h.GetEcn() != Ipv4Header::ECN_NotECT)
         {
             c.ectDrops += 1;
+            c.ectUnforcedDrops += unforced ? 1 : 0;
         }
         if (h.GetProtocol() != TcpL4Protocol::PROT_NUMBER)
         {

@@ -1,0 +1,57 @@
+"""RED/ARED ``ecn_above_max_th``: ns-2's gentle-region rule (drop ECN-capable packets once
+the average reaches max_th) or ns-3's (mark them). Validation, hashes, mapping."""
+
+from __future__ import annotations
+
+import pytest
+
+from aqmlab.errors import ScenarioError
+from aqmlab.ns3.mapping import queue_config
+from aqmlab.scenario import Ared, Dumbbell, Red, Scenario
+
+WRAPPED = "aqmlab::Ns2EcnRedQueueDisc"
+
+
+def dumbbell(q) -> Scenario:
+    return Scenario(topology=Dumbbell(forward_queue=q))
+
+
+@pytest.mark.parametrize("cls", [Red, Ared])
+def test_default_is_ns2s_drop_and_bad_values_name_the_field(cls):
+    assert cls().ecn_above_max_th == "drop"
+    with pytest.raises(ScenarioError, match="drop, mark") as err:
+        cls(ecn=True, ecn_above_max_th="ns3")
+    assert err.value.field == "ecn_above_max_th"
+
+
+def test_scenarios_without_ecn_keep_the_hashes_they_had_before_the_field():
+    # literal hashes computed with aqmlab 0.2.2 before ecn_above_max_th existed
+    assert dumbbell(Ared()).hash == "b18983a1af82fc04"
+    assert dumbbell(Red()).hash == "bf09c42b9b441990"
+    assert "ecn_above_max_th" not in Red().to_dict()
+
+
+def test_ecn_scenarios_hash_differently_from_runs_stored_before_the_rule():
+    # runs stored before the field used ns-3's marking: neither value may reuse them
+    old = "5be3df74cf2f7f3c"  # dumbbell(Ared(ecn=True)) under aqmlab 0.2.2
+    drop, mark = (dumbbell(Ared(ecn=True, ecn_above_max_th=v)) for v in ("drop", "mark"))
+    assert len({old, drop.hash, mark.hash}) == 3
+
+
+@pytest.mark.parametrize("value", ["drop", "mark"])
+def test_rule_round_trips_through_json_and_toml(value):
+    s = dumbbell(Ared(ecn=True, ecn_above_max_th=value))
+    assert s.to_dict()["topology"]["forward_queue"]["ecn_above_max_th"] == value
+    for back in (Scenario.from_json(s.to_json()), Scenario.from_toml(s.to_toml())):
+        assert back == s and back.hash == s.hash
+
+
+@pytest.mark.parametrize("cls", [Red, Ared])
+def test_mapping_wraps_red_only_for_ecn_with_the_drop_rule(cls):
+    drop = queue_config(cls(ecn=True), 10e6, 0.02)
+    mark = queue_config(cls(ecn=True, ecn_above_max_th="mark"), 10e6, 0.02)
+    plain = queue_config(cls(), 10e6, 0.02)
+    assert drop.type_id == WRAPPED
+    assert mark.type_id == plain.type_id == "ns3::RedQueueDisc"
+    assert drop.attributes == mark.attributes  # the wrapped child is configured the same
+    assert dict(drop.attributes)["UseEcn"] == "true"
