@@ -64,11 +64,16 @@ def queue_of(kind: str) -> dict[str, Any]:
     """The bottleneck queue (both directions) of an arm's queue part."""
     if kind.startswith("dt"):
         return {"kind": "droptail", "limit": f"{int(kind[2:])}p"}
-    if kind.startswith("aredecn") or kind.startswith("ared"):
-        ecn = kind.startswith("aredecn")
-        target = kind.removeprefix("aredecn" if ecn else "ared")
-        return {"kind": "ared", "limit": "370p", "target_delay": f"{target}ms",
-                "mean_pkt_size": 1250, "ecn": ecn}
+    if kind.startswith("ared"):
+        # ared5, aredecn5 (ns-2: ECN-capable packets dropped once avg >= max_th, as the
+        # paper ran) or aredecnmark5 (ns-3's RED: marked there too)
+        prefix = next(p for p in ("aredecnmark", "aredecn", "ared") if kind.startswith(p))
+        ecn = prefix != "ared"
+        q = {"kind": "ared", "limit": "370p", "target_delay": f"{kind.removeprefix(prefix)}ms",
+             "mean_pkt_size": 1250, "ecn": ecn}
+        if ecn:
+            q["ecn_above_max_th"] = "mark" if prefix == "aredecnmark" else "drop"
+        return q
     if kind.startswith("red"):  # original RED: red5-15, red30-90 (Figs. 11-12)
         lo, hi = (float(x) for x in kind[3:].split("-"))
         return {"kind": "red", "limit": "370p", "min_th": lo, "max_th": hi, "max_p": 0.1,

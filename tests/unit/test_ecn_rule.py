@@ -55,3 +55,13 @@ def test_mapping_wraps_red_only_for_ecn_with_the_drop_rule(cls):
     assert mark.type_id == plain.type_id == "ns3::RedQueueDisc"
     assert drop.attributes == mark.attributes  # the wrapped child is configured the same
     assert dict(drop.attributes)["UseEcn"] == "true"
+
+
+def test_weigle_arms_name_the_ecn_rule():
+    from aqmlab.studies.ecn_sack_web import queue_of
+
+    assert "ecn_above_max_th" not in queue_of("ared5") and not queue_of("ared5")["ecn"]
+    assert queue_of("aredecn5")["ecn_above_max_th"] == "drop"
+    mark = queue_of("aredecnmark60")
+    assert mark["ecn_above_max_th"] == "mark" and mark["target_delay"] == "60ms"
+    assert Ared(**{k: v for k, v in mark.items() if k != "kind"}).ecn
