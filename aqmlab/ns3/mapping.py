@@ -188,6 +188,7 @@ def tcp_config(t: Tcp) -> TcpConfig:
         ("LimitedTransmit", _b(t.limited_transmit)),
         ("ReTxThreshold", str(t.dupack_threshold)),
         ("MaxSegLifetime", repr(t.max_seg_lifetime_s)),
+        ("CwrFastRetransmit", _b(t.loss_in_cwr == "fast_retransmit")),  # aqmlab's socket
     )
     return TcpConfig(CONGESTION[t.variant], RECOVERY[t.effective_recovery],
                      t.variant == "reno", t.rtt_alpha, t.rtt_beta, attrs)

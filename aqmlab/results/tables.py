@@ -51,6 +51,7 @@ def flows_table(scenario: Scenario, plan: Plan, raw: RawRun) -> pd.DataFrame:
         "timeouts": d["timeouts"].astype(np.int64),
         "fast_recoveries": d["fast_recoveries"].astype(np.int64),
         "ecn_reductions": d["ecn_reductions"].astype(np.int64),
+        "cwr_recoveries": d["cwr_recoveries"].astype(np.int64),
         "drops": d["drops"].astype(np.int64),
         "marks": d["marks"].astype(np.int64),
         "ack_drops": d["ack_drops"].astype(np.int64),

@@ -27,6 +27,7 @@ __all__ = ["Tcp", "TCP_VARIANTS"]
 TCP_VARIANTS = ("reno", "newreno", "sack", "cubic", "bbr", "dctcp", "linux-reno")
 _SACK_VARIANTS = frozenset({"sack", "cubic", "bbr", "dctcp", "linux-reno"})
 _CLASSIC_VARIANTS = frozenset({"reno", "newreno", "sack"})
+LOSS_IN_CWR = ("fast_retransmit", "timeout")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -50,6 +51,10 @@ class Tcp(Spec):
     - ``rtt_alpha`` 0.125, ``rtt_beta`` 0.25 (RFC 6298 gains; ns-2 ``T_SRTT_BITS`` 3,
       ``T_RTTVAR_BITS`` 2).
     - ``max_retries`` 1000000: ns-2 never gives up on a connection.
+    - ``loss_in_cwr`` "fast_retransmit": a loss that duplicate ACKs reveal while ECN's CWR
+      state cuts the window is fast-retransmitted at once, the window cut once (ns-2,
+      Linux); "timeout" is ns-3.44, which ignores those dupacks until the RTO (and aborts
+      SACK runs on an NS_ASSERT). Serialised only with ``ecn``, so other hashes are kept.
     - ``max_seg_lifetime`` "1s": TIME_WAIT lasts 2 MSL. ns-2 has no TIME_WAIT; ns-3's 120 s
       would keep thousands of web connections' sockets alive (ns-3 demultiplexes by a
       linear scan), so the default is short.
@@ -75,9 +80,11 @@ class Tcp(Spec):
     rtt_beta: float = 0.25
     max_retries: int = 1000000
     max_seg_lifetime: str | float = "1s"
+    loss_in_cwr: str = "fast_retransmit"
 
     def __post_init__(self) -> None:
         check_kind(self.variant, "variant", TCP_VARIANTS)
+        check_choice(self.loss_in_cwr, "loss_in_cwr", LOSS_IN_CWR)
         for name in ("ecn", "delayed_ack", "timestamps", "window_scaling", "limited_transmit"):
             check_bool(getattr(self, name), name)
         check_int(self.mss, "mss", ge=100, le=9000)
@@ -99,6 +106,12 @@ class Tcp(Spec):
         check_time(self.max_seg_lifetime, "max_seg_lifetime")
         if self.variant == "dctcp" and not self.ecn:
             raise ScenarioError("ecn", self.ecn, "variant 'dctcp' requires ecn = true")
+
+    def to_dict(self) -> dict[str, Any]:
+        d = super().to_dict()
+        if not d["ecn"]:  # no CWR without ECN: such scenarios keep their hashes
+            del d["loss_in_cwr"]
+        return d
 
     @property
     def sack(self) -> bool:

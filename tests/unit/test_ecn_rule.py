@@ -65,3 +65,20 @@ def test_weigle_arms_name_the_ecn_rule():
     mark = queue_of("aredecnmark60")
     assert mark["ecn_above_max_th"] == "mark" and mark["target_delay"] == "60ms"
     assert Ared(**{k: v for k, v in mark.items() if k != "kind"}).ecn
+
+
+def test_loss_in_cwr_default_validation_and_hashes():
+    from aqmlab.ns3.mapping import tcp_config
+    from aqmlab.scenario import Tcp
+
+    assert Tcp().loss_in_cwr == "fast_retransmit"
+    with pytest.raises(ScenarioError, match="fast_retransmit, timeout") as err:
+        Tcp(ecn=True, loss_in_cwr="rto")
+    assert err.value.field == "loss_in_cwr"
+    assert "loss_in_cwr" not in Tcp().to_dict()  # no CWR without ECN: hashes kept
+    ecn = Scenario(tcp=Tcp(ecn=True))
+    assert ecn.to_dict()["tcp"]["loss_in_cwr"] == "fast_retransmit"
+    ns3 = Scenario.from_toml(ecn.replace(**{"tcp.loss_in_cwr": "timeout"}).to_toml())
+    assert ns3.tcp.loss_in_cwr == "timeout" and ns3.hash != ecn.hash
+    assert dict(tcp_config(Tcp(ecn=True)).attributes)["CwrFastRetransmit"] == "true"
+    assert dict(tcp_config(ns3.tcp).attributes)["CwrFastRetransmit"] == "false"

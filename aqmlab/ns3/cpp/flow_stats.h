@@ -22,19 +22,20 @@ struct FlowStats
     double marks = 0;             // data packets of this flow CE-marked by a probed queue
     double ackDrops = 0;          // pure ACKs of this flow dropped by a probed queue
     double ecnEchoes = 0;         // congestion-window reductions caused by ECN echoes
+    double cwrRecoveries = 0;     // of fastRecoveries, those entered from ECN's CWR state
 
     static std::vector<std::string> Names()
     {
         return {"data_packets_sent", "data_bytes_sent", "retrans_packets", "timeouts",
                 "fast_recoveries", "bytes_received", "drops", "marks", "ack_drops",
-                "ecn_reductions"};
+                "ecn_reductions", "cwr_recoveries"};
     }
 
     double Get(size_t i) const
     {
         const double* v[] = {&dataPacketsSent, &dataBytesSent, &retransPackets, &timeouts,
                              &fastRecoveries, &bytesReceived, &drops, &marks, &ackDrops,
-                             &ecnEchoes};
+                             &ecnEchoes, &cwrRecoveries};
         return *v[i];
     }
 };

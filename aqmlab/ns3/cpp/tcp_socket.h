@@ -15,6 +15,7 @@
 
 #include "ns3/internet-module.h"
 #include "ns3/string.h"
+#include "ns3/boolean.h"
 
 #include <algorithm>
 #include <array>
@@ -30,9 +31,16 @@ class AqmTcpSocket : public TcpSocketBase
   public:
     static TypeId GetTypeId()
     {
-        static TypeId tid = TypeId("aqmlab::AqmTcpSocket")
-                                .SetParent<TcpSocketBase>()
-                                .SetGroupName("Internet");
+        static TypeId tid =
+            TypeId("aqmlab::AqmTcpSocket")
+                .SetParent<TcpSocketBase>()
+                .SetGroupName("Internet")
+                .AddAttribute("CwrFastRetransmit",
+                              "Fast-retransmit a loss found while ECN's CWR reduces the "
+                              "window (ns-2, Linux); false: ns-3 3.44 (wait for the RTO)",
+                              BooleanValue(true),
+                              MakeBooleanAccessor(&AqmTcpSocket::m_cwrFastRetransmit),
+                              MakeBooleanChecker());
         return tid;
     }
 
@@ -49,6 +57,7 @@ class AqmTcpSocket : public TcpSocketBase
     AqmTcpSocket(const AqmTcpSocket& other)
         : TcpSocketBase(other),
           m_reno(other.m_reno),
+          m_cwrFastRetransmit(other.m_cwrFastRetransmit),
           m_stats(nullptr)
     {
         Live().insert(this);
@@ -277,7 +286,57 @@ class AqmTcpSocket : public TcpSocketBase
         {
             m_txBuffer->ResetRenoSack();
         }
+        if (m_cwrFastRetransmit && m_tcb->m_congState == TcpSocketState::CA_CWR &&
+            tcpHeader.GetAckNumber() > m_recover)
+        {
+            // This ACK ends CWR (in the base class): the duplicate ACKs counted during CWR
+            // were for a hole it has filled (see "Loss during CWR" below).
+            m_dupAckCount = 0;
+        }
         TcpSocketBase::ReceivedAck(packet, tcpHeader);
+    }
+
+    // ---- Loss during CWR -------------------------------------------------------------
+    // ns-3 3.44 ignores duplicate ACKs while ECN's CWR state reduces the window (DupAck
+    // acts only in OPEN, DISORDER and RECOVERY), and CWR ends only when the cumulative
+    // ACK passes the recovery point, which a lost segment prevents: every loss found in
+    // CWR waits for the retransmission timeout. The dupacks counted meanwhile also
+    // survive the return to OPEN, where a SACK sender's next dupack trips ns-3's
+    // NS_ASSERT "From OPEN->DISORDER but with N dup ACKs" and aborts the run. ns-2
+    // (dupack_action after an ECN window cut) and Linux (CWR -> Recovery) fast-retransmit
+    // the segment at once and keep the ssthresh the ECN response set: the window is cut
+    // once per window of data. With CwrFastRetransmit (the default) this socket does the
+    // same: at the third dupack in CWR (or, with SACK, once the scoreboard marks the head
+    // lost) it enters fast recovery as from DISORDER, without a second reduction.
+    bool CwrLossRecovery(uint32_t currentDelivered)
+    {
+        if (!m_cwrFastRetransmit || m_tcb->m_congState != TcpSocketState::CA_CWR ||
+            m_dupAckCount == 0 ||
+            !(m_dupAckCount >= m_retxThresh ||
+              (m_sackEnabled && m_txBuffer->IsLost(m_highRxAckMark))))
+        {
+            return false;
+        }
+        if (!m_sackEnabled)
+        {
+            m_txBuffer->AddRenoSack(); // as TcpSocketBase::EnterRecovery
+            m_txBuffer->MarkHeadAsLost();
+        }
+        else if (!m_txBuffer->IsLost(m_txBuffer->HeadSequence()))
+        {
+            m_txBuffer->MarkHeadAsLost();
+        }
+        m_recover = m_tcb->m_highTxMark;
+        m_recoverActive = true;
+        m_congestionControl->CongestionStateSet(m_tcb, TcpSocketState::CA_RECOVERY);
+        m_tcb->m_congState = TcpSocketState::CA_RECOVERY;
+        if (!m_congestionControl->HasCongControl())
+        {
+            m_recoveryOps->EnterRecovery(m_tcb, m_dupAckCount, UnAckDataCount(),
+                                         currentDelivered);
+        }
+        SendDataPacket(m_highRxAckMark, m_tcb->m_segmentSize, true);
+        return true;
     }
 
     void ProcessAck(const SequenceNumber32& ack,
@@ -295,10 +354,11 @@ class AqmTcpSocket : public TcpSocketBase
             m_recover = ack;
         }
         TcpSocketBase::ProcessAck(ack, scoreboardUpdated, currentDelivered, oldHead, receivedData);
+        const bool fromCwr = CwrLossRecovery(currentDelivered); // ssthresh already cut
         // CWR is entered in ReceivedAck before ProcessAck runs: compare with the state
         // seen at the end of the previous ACK, not with `before`.
         const auto after = m_tcb->m_congState.Get();
-        if (reno && before != TcpSocketState::CA_RECOVERY &&
+        if (reno && !fromCwr && before != TcpSocketState::CA_RECOVERY &&
             after == TcpSocketState::CA_RECOVERY)
         {
             // This ACK was the fast retransmit: halve the ns-2 way (point 3). The packets
@@ -321,6 +381,7 @@ class AqmTcpSocket : public TcpSocketBase
             if (after == TcpSocketState::CA_RECOVERY)
             {
                 m_stats->fastRecoveries += 1;
+                m_stats->cwrRecoveries += fromCwr ? 1 : 0;
             }
             else if (after == TcpSocketState::CA_CWR)
             {
@@ -397,6 +458,7 @@ class AqmTcpSocket : public TcpSocketBase
     }
 
     bool m_reno{false};
+    bool m_cwrFastRetransmit{true};
     TcpSocketState::TcpCongState_t m_prevState{TcpSocketState::CA_OPEN};
     FlowStats* m_stats{nullptr};
 };
