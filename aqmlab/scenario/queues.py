@@ -169,7 +169,8 @@ class Red(_EcnRule, QueueBase):
     Thresholds ``min_th``/``max_th`` in packets; ``max_p`` the drop probability at ``max_th``;
     ``w_q`` the EWMA weight (0, -1, -2 select ns-2's automatic rules); ``mode`` "packet" or
     "byte"; ``adaptive`` is ns-2 ``adaptive_ 1`` with explicit thresholds (ns-3 AdaptMaxP);
-    ``ecn_above_max_th`` "drop" (ns-2) or "mark" (ns-3), see :class:`_EcnRule`.
+    ``ecn_above_max_th`` "drop" (ns-2) or "mark" (ns-3), see :class:`_EcnRule`; ECN with
+    ``hard_drop`` False (mark in the forced region too) needs "mark".
     """
 
     KIND: ClassVar[str] = "red"
@@ -203,6 +204,11 @@ class Red(_EcnRule, QueueBase):
         set_attr(self, "w_q", _check_w_q(self.w_q))
         for name in ("gentle", "wait", "ecn", "hard_drop", "adaptive"):
             check_bool(getattr(self, name), name)
+        if self.ecn and not self.hard_drop and self.ecn_above_max_th == "drop":
+            raise ScenarioError(
+                "ecn_above_max_th", self.ecn_above_max_th,
+                'hard_drop = false marks above max_th, which "drop" forbids: '
+                'set ecn_above_max_th = "mark" (e.g. step marking for DCTCP)')
         check_choice(self.mode, "mode", ("packet", "byte"))
         check_int(self.mean_pkt_size, "mean_pkt_size", ge=1)
         self._check_limit()

@@ -66,7 +66,7 @@ def test_each_tcp_variant_moves_data(simulate, variant):
 
 def test_dctcp_with_marking_red(simulate):
     red = Red(limit="100p", min_th=10, max_th=10.001, max_p=1.0, w_q=1.0, ecn=True,
-              hard_drop=False, gentle=False)
+              hard_drop=False, gentle=False, ecn_above_max_th="mark")
     res = simulate(short(red, Tcp(variant="dctcp", ecn=True)))
     assert res.queues.iloc[0].marks > 0
     assert res.flows.ecn_reductions.sum() > 0

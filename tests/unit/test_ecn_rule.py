@@ -16,6 +16,14 @@ def dumbbell(q) -> Scenario:
     return Scenario(topology=Dumbbell(forward_queue=q))
 
 
+def test_marking_above_max_th_with_hard_drop_off_needs_the_mark_rule():
+    with pytest.raises(ScenarioError, match='set ecn_above_max_th = "mark"') as err:
+        Red(ecn=True, hard_drop=False)
+    assert err.value.field == "ecn_above_max_th"
+    assert Red(ecn=True, hard_drop=False, ecn_above_max_th="mark").hard_drop is False
+    assert not Red(hard_drop=False).ecn  # without ECN the rule does not matter
+
+
 @pytest.mark.parametrize("cls", [Red, Ared])
 def test_default_is_ns2s_drop_and_bad_values_name_the_field(cls):
     assert cls().ecn_above_max_th == "drop"
