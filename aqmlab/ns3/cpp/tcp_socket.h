@@ -293,7 +293,19 @@ class AqmTcpSocket : public TcpSocketBase
             // were for a hole it has filled (see "Loss during CWR" below).
             m_dupAckCount = 0;
         }
+        m_stateBeforeAck = m_tcb->m_congState; // the base class may enter CWR from it
         TcpSocketBase::ReceivedAck(packet, tcpHeader);
+        NoteCwrEntry();
+    }
+
+    /// Remember the state a CWR episode began from (this ACK's state before it).
+    void NoteCwrEntry()
+    {
+        if (m_tcb->m_congState == TcpSocketState::CA_CWR &&
+            m_stateBeforeAck != TcpSocketState::CA_CWR)
+        {
+            m_cwrEnteredFrom = m_stateBeforeAck;
+        }
     }
 
     // ---- Loss during CWR -------------------------------------------------------------
@@ -308,10 +320,16 @@ class AqmTcpSocket : public TcpSocketBase
     // once per window of data. With CwrFastRetransmit (the default) this socket does the
     // same: at the third dupack in CWR (or, with SACK, once the scoreboard marks the head
     // lost) it enters fast recovery as from DISORDER, without a second reduction.
+    // Only a CWR entered from OPEN or DISORDER: ns-3 also enters CWR from LOSS (after a
+    // timeout, with every segment marked lost) and from RECOVERY; there the dupacks are
+    // left to ns-3 (a fast retransmit from LOSS would mark a lost segment SACKed too).
     bool CwrLossRecovery(uint32_t currentDelivered)
     {
+        NoteCwrEntry();
         if (!m_cwrFastRetransmit || m_tcb->m_congState != TcpSocketState::CA_CWR ||
-            m_dupAckCount == 0 ||
+            (m_cwrEnteredFrom != TcpSocketState::CA_OPEN &&
+             m_cwrEnteredFrom != TcpSocketState::CA_DISORDER) ||
+            (!m_sackEnabled && m_txBuffer->GetLost() > 0) || m_dupAckCount == 0 ||
             !(m_dupAckCount >= m_retxThresh ||
               (m_sackEnabled && m_txBuffer->IsLost(m_highRxAckMark))))
         {
@@ -460,6 +478,8 @@ class AqmTcpSocket : public TcpSocketBase
     bool m_reno{false};
     bool m_cwrFastRetransmit{true};
     TcpSocketState::TcpCongState_t m_prevState{TcpSocketState::CA_OPEN};
+    TcpSocketState::TcpCongState_t m_stateBeforeAck{TcpSocketState::CA_OPEN};
+    TcpSocketState::TcpCongState_t m_cwrEnteredFrom{TcpSocketState::CA_OPEN};
     FlowStats* m_stats{nullptr};
 };
 
