@@ -651,27 +651,28 @@ class Experiment
         else if (q.type == "aqmlab::Ns2EcnRedQueueDisc")
         {
             // Attributes: those of ns3::RedQueueDisc, set on the wrapped child.
-            ObjectFactory f;
-            f.SetTypeId("ns3::RedQueueDisc");
-            for (const auto& [name, value] : q.attributes)
-            {
-                f.Set(name, StringValue(value));
-            }
             Ptr<Ns2EcnRedQueueDisc> w = CreateObject<Ns2EcnRedQueueDisc>();
-            w->Configure(f.Create<RedQueueDisc>());
+            w->Configure(Factory("ns3::RedQueueDisc", q.attributes).Create<RedQueueDisc>());
             qd = w;
         }
         else
         {
-            ObjectFactory f;
-            f.SetTypeId(q.type);
-            for (const auto& [name, value] : q.attributes)
-            {
-                f.Set(name, StringValue(value));
-            }
-            qd = f.Create<QueueDisc>();
+            qd = Factory(q.type, q.attributes).Create<QueueDisc>();
         }
         dev->GetNode()->GetObject<TrafficControlLayer>()->SetRootQueueDiscOnDevice(dev, qd);
+    }
+
+    /// An ns-3 object factory for `type` with these attribute values (strings).
+    static ObjectFactory Factory(const std::string& type,
+                                 const std::vector<std::pair<std::string, std::string>>& attrs)
+    {
+        ObjectFactory f;
+        f.SetTypeId(type);
+        for (const auto& [name, value] : attrs)
+        {
+            f.Set(name, StringValue(value));
+        }
+        return f;
     }
 
     void Snapshot()

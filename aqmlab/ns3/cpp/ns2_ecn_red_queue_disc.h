@@ -86,12 +86,6 @@ class Ns2EcnRedQueueDisc : public QueueDisc
         AddQueueDiscClass(c);
     }
 
-    /// Arrivals for which UseEcn was switched off (average at or above max_th).
-    uint64_t ArrivalsAboveMaxTh() const
-    {
-        return m_above;
-    }
-
   private:
     /// The average RedQueueDisc::DoEnqueue is about to compute for the next arrival.
     double PredictAverage() const
@@ -117,7 +111,6 @@ class Ns2EcnRedQueueDisc : public QueueDisc
         const bool above = r.*Get(UseEcn{}) && avg >= r.*Get(MaxTh{});
         if (above)
         {
-            ++m_above;
             r.*Get(UseEcn{}) = false;
         }
         const bool ok = r.Enqueue(item);
@@ -162,7 +155,6 @@ class Ns2EcnRedQueueDisc : public QueueDisc
     }
 
     Ptr<RedQueueDisc> m_red;
-    uint64_t m_above{0};
 };
 
 } // namespace aqmlab

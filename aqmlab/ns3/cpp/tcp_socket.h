@@ -295,17 +295,6 @@ class AqmTcpSocket : public TcpSocketBase
         }
         m_stateBeforeAck = m_tcb->m_congState; // the base class may enter CWR from it
         TcpSocketBase::ReceivedAck(packet, tcpHeader);
-        NoteCwrEntry();
-    }
-
-    /// Remember the state a CWR episode began from (this ACK's state before it).
-    void NoteCwrEntry()
-    {
-        if (m_tcb->m_congState == TcpSocketState::CA_CWR &&
-            m_stateBeforeAck != TcpSocketState::CA_CWR)
-        {
-            m_cwrEnteredFrom = m_stateBeforeAck;
-        }
     }
 
     // ---- Loss during CWR -------------------------------------------------------------
@@ -325,7 +314,13 @@ class AqmTcpSocket : public TcpSocketBase
     // left to ns-3 (a fast retransmit from LOSS would mark a lost segment SACKed too).
     bool CwrLossRecovery(uint32_t currentDelivered)
     {
-        NoteCwrEntry();
+        // The base ReceivedAck enters CWR on an ECE and always calls ProcessAck after it,
+        // which cannot leave CWR: here a CWR new to this ACK began from m_stateBeforeAck.
+        if (m_tcb->m_congState == TcpSocketState::CA_CWR &&
+            m_stateBeforeAck != TcpSocketState::CA_CWR)
+        {
+            m_cwrEnteredFrom = m_stateBeforeAck;
+        }
         if (!m_cwrFastRetransmit || m_tcb->m_congState != TcpSocketState::CA_CWR ||
             (m_cwrEnteredFrom != TcpSocketState::CA_OPEN &&
              m_cwrEnteredFrom != TcpSocketState::CA_DISORDER) ||
