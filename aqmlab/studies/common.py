@@ -306,13 +306,27 @@ def measured_requests(res: Any, group: int | None = 0, min_bytes: int | None = N
     return q
 
 
+def _drift(done: pd.DataFrame) -> dict[str, float]:
+    """Median response time (ms) of the first and of the last third of the completed
+    responses, in order of start."""
+    if len(done) < 3:
+        return {"median_early_ms": math.nan, "median_late_ms": math.nan}
+    t = done.start_s.to_numpy()
+    lo, hi = np.quantile(t, [1 / 3, 2 / 3])
+    rt = done.response_time_s.to_numpy() * 1000.0
+    return {"median_early_ms": float(np.median(rt[t <= lo])),
+            "median_late_ms": float(np.median(rt[t >= hi]))}
+
+
 def web_stats(res: Any, group: int | None = 0, min_bytes: int | None = None) -> dict[str, Any]:
     """One row of response-time statistics and the bottleneck's numbers for a web run.
 
     Response times are of the responses started after the warm-up that completed
     (Christiansen's and Weigle's convention); ``i1..i4`` are the % of them in [0, 1] s,
     (1, 2] s, (2, 3] s and > 3 s; ``completed_pct`` the % of started responses that
-    completed before the end."""
+    completed before the end; ``median_early_ms``/``median_late_ms`` the medians of the
+    first and last third of them in order of start (a drift between the two means the run
+    is not stationary: an overloaded bottleneck's backlog grows)."""
     q = measured_requests(res, group, min_bytes)
     done = q[q.completed]
     rt = done.response_time_s.to_numpy() * 1000.0
@@ -344,6 +358,8 @@ def web_stats(res: Any, group: int | None = 0, min_bytes: int | None = None) -> 
         "throughput_mbps": float(res.links.iloc[0].utilisation * res.links.iloc[0].rate_bps
                                  / 1e6) if len(res.links) else math.nan,
         "measured_s": float(s.measured_s),
+        "open_sockets_end": int(s.get("open_sockets", 0)),
+        **_drift(done),
     }
     if main is not None:
         row["forced_drops"] = int(main.forced_drops)

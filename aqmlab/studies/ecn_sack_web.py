@@ -234,6 +234,22 @@ def offered(data: dict) -> pd.DataFrame:
     return out
 
 
+def drift(data: dict, min_load: int = 90) -> pd.DataFrame:
+    """Is a run stationary? Per load (>= ``min_load`` %) and arm: the median response time of
+    the first and of the last third of the responses (ms), their ratio, and the sockets
+    still open at the end. Open-loop traffic above what a queue lets through piles up
+    connections, so an overloaded run's statistics depend on its length."""
+    s = data.get("stats", pd.DataFrame())
+    need = {"median_early_ms", "median_late_ms"}
+    if not len(s) or not need <= set(s):
+        return pd.DataFrame()
+    s = s[(s.series == "two-way") & (s.load_pct >= min_load)]
+    out = (s.groupby(["load_pct", "name"])[["median_early_ms", "median_late_ms",
+                                            "open_sockets_end"]].mean().reset_index())
+    out["late_over_early"] = out.median_late_ms / out.median_early_ms
+    return out
+
+
 # -- figures -------------------------------------------------------------------------------------
 
 

@@ -282,3 +282,29 @@ def test_multiple_bottlenecks_repeats_its_claims_per_reading(tmp_path):
     assert set(shown.cross_pct) == {15.0, 7.5} and set(shown.load_pct) == {75}
     assert set(shown.ared_mode.dropna()) == {"packet", "byte"}  # drop-tail rows: empty
     assert {"drop_pct", "drop_mark_pct"} <= set(shown.columns)
+
+
+def test_drift_compares_the_first_and_last_third_of_the_responses_in_start_order():
+    from aqmlab.studies.common import _drift
+
+    # 9 responses started 0..8 s, shuffled: the first third take 100 ms, the last 400 ms
+    done = pd.DataFrame({"start_s": [8, 0, 4, 1, 7, 2, 3, 6, 5],
+                         "response_time_s": [0.4, 0.1, 0.2, 0.1, 0.4, 0.1, 0.2, 0.4, 0.2]})
+    d = _drift(done)
+    assert d == {"median_early_ms": pytest.approx(100), "median_late_ms": pytest.approx(400)}
+    assert math.isnan(_drift(done.head(2))["median_late_ms"])
+
+
+def test_ecn_sack_web_drift_table_keeps_the_high_loads_and_divides_late_by_early():
+    from aqmlab.studies import ecn_sack_web
+
+    stats = pd.DataFrame({
+        "series": ["two-way"] * 3 + ["one-way"], "load_pct": [80, 105, 105, 105],
+        "name": ["a", "a", "a", "a"], "median_early_ms": [200, 300, 500, 1.0],
+        "median_late_ms": [200, 900, 1100, 1.0], "open_sockets_end": [10, 100, 300, 1]})
+    t = ecn_sack_web.drift({"stats": stats})
+    assert t.load_pct.tolist() == [105]  # 80 % is below min_load; one-way is not counted
+    row = t.iloc[0]
+    assert (row.median_early_ms, row.median_late_ms, row.open_sockets_end) == (400, 1000, 200)
+    assert row.late_over_early == pytest.approx(2.5)
+    assert ecn_sack_web.drift({"stats": stats.drop(columns="median_late_ms")}).empty
