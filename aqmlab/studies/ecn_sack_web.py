@@ -457,8 +457,8 @@ def claims(data: dict, p: Profile) -> ClaimTable:
         "SACK (Fig. 17; 'especially under severe congestion')", 0.5,
         sf(hs, "reno-dt148", "sack-dt148"), "greater", 0,
         note="share of quantile levels where Reno is faster",
-        if_not="aqmlab's Reno follows ns-2 (first new ACK ends recovery); differences are "
-        "within run-to-run noise at this length")
+        if_not="aqmlab's Reno follows ns-2 (first new ACK ends recovery), its SACK is ns-3's "
+        "(an RFC 6675 scoreboard), not ns-2's; one seed cannot tell a small gap from noise")
     add("W-large-sack-dt", "Responses > 50 KB, drop-tail, 80 %: SACK improves over Reno "
         "(Fig. 18)", "reno-dt148 > sack-dt148",
         {a: _median_large(data, 80, a) for a in ("reno-dt148", "sack-dt148")}, "ordering", 0,
