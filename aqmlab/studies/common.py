@@ -306,16 +306,14 @@ def measured_requests(res: Any, group: int | None = 0, min_bytes: int | None = N
     return q
 
 
-def _drift(done: pd.DataFrame) -> dict[str, float]:
+def _drift(start_s: np.ndarray, rt_ms: np.ndarray) -> dict[str, float]:
     """Median response time (ms) of the first and of the last third of the completed
-    responses, in order of start."""
-    if len(done) < 3:
+    responses (start times ``start_s``, response times ``rt_ms``), in order of start."""
+    if len(rt_ms) < 3:
         return {"median_early_ms": math.nan, "median_late_ms": math.nan}
-    t = done.start_s.to_numpy()
-    lo, hi = np.quantile(t, [1 / 3, 2 / 3])
-    rt = done.response_time_s.to_numpy() * 1000.0
-    return {"median_early_ms": float(np.median(rt[t <= lo])),
-            "median_late_ms": float(np.median(rt[t >= hi]))}
+    lo, hi = np.quantile(start_s, [1 / 3, 2 / 3])
+    return {"median_early_ms": float(np.median(rt_ms[start_s <= lo])),
+            "median_late_ms": float(np.median(rt_ms[start_s >= hi]))}
 
 
 def web_stats(res: Any, group: int | None = 0, min_bytes: int | None = None) -> dict[str, Any]:
@@ -359,7 +357,7 @@ def web_stats(res: Any, group: int | None = 0, min_bytes: int | None = None) -> 
                                  / 1e6) if len(res.links) else math.nan,
         "measured_s": float(s.measured_s),
         "open_sockets_end": int(s.get("open_sockets", 0)),
-        **_drift(done),
+        **_drift(done.start_s.to_numpy(), rt),
     }
     if main is not None:
         row["forced_drops"] = int(main.forced_drops)

@@ -290,9 +290,10 @@ def test_drift_compares_the_first_and_last_third_of_the_responses_in_start_order
     # 9 responses started 0..8 s, shuffled: the first third take 100 ms, the last 400 ms
     done = pd.DataFrame({"start_s": [8, 0, 4, 1, 7, 2, 3, 6, 5],
                          "response_time_s": [0.4, 0.1, 0.2, 0.1, 0.4, 0.1, 0.2, 0.4, 0.2]})
-    d = _drift(done)
+    t, rt = done.start_s.to_numpy(), done.response_time_s.to_numpy() * 1000.0
+    d = _drift(t, rt)
     assert d == {"median_early_ms": pytest.approx(100), "median_late_ms": pytest.approx(400)}
-    assert math.isnan(_drift(done.head(2))["median_late_ms"])
+    assert math.isnan(_drift(t[:2], rt[:2])["median_late_ms"])
 
 
 def test_ecn_sack_web_drift_table_keeps_the_high_loads_and_divides_late_by_early():
