@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__version__ = "0.2.2"
+__version__ = "0.2.3"
 
 _LAZY = {
     "Scenario": "aqmlab.scenario",

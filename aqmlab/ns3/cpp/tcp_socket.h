@@ -141,9 +141,20 @@ class AqmTcpSocket : public TcpSocketBase
     }
 
   protected:
+    // ns-3 3.44's TcpCubic copy constructor (used by Fork) does not copy the
+    // TcpFriendliness attribute: an accepted socket's CUBIC reads an uninitialised bool,
+    // so server-side CUBIC changed from run to run with the heap's contents. The fork
+    // takes the listener's value explicitly.
     Ptr<TcpSocketBase> Fork() override
     {
-        return CopyObject<AqmTcpSocket>(this);
+        Ptr<AqmTcpSocket> s = CopyObject<AqmTcpSocket>(this);
+        if (DynamicCast<TcpCubic>(m_congestionControl) != nullptr)
+        {
+            BooleanValue friendly;
+            m_congestionControl->GetAttribute("TcpFriendliness", friendly);
+            s->m_congestionControl->SetAttribute("TcpFriendliness", friendly);
+        }
+        return s;
     }
 
     void CompleteFork(Ptr<Packet> p, const TcpHeader& h, const Address& fromAddress,
