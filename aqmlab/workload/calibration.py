@@ -25,14 +25,22 @@ import pandas as pd
 CALIBRATION_RATE = "100Mbps"
 
 
-def rate_for_load(table: str | Path, load: float) -> float:
+def rate_for_load(table: str | Path, load: float, basis: str = "expected") -> float:
     """Connection rate giving ``load`` according to a calibration table (linear in between,
-    the fitted slope outside)."""
-    df = pd.read_csv(table).sort_values("load")
-    if len(df) == 1 or not (df.load.min() <= load <= df.load.max()):
-        slope = float((df.rate * df.load).sum() / (df.load**2).sum())
-        return slope * load
-    return float(np.interp(load, df.load, df.rate))
+    the fitted slope outside). ``basis`` "expected": the table's ``load`` column (the rates
+    were fitted on the expected load); "measured": its ``measured_load`` column, the papers'
+    procedure (rates for the load the calibration runs measured)."""
+    df = pd.read_csv(table)
+    column = {"expected": "load", "measured": "measured_load"}[basis]
+    if column not in df.columns:
+        raise KeyError(f"no column {column!r}")
+    df = df[["rate", column]].dropna().sort_values(column)
+    if df.empty or (df[column] <= 0).any():
+        raise ValueError(f"column {column!r} needs positive values")
+    x = df[column].to_numpy(float)
+    if len(df) == 1 or not (x.min() <= load <= x.max()) or (np.diff(x) <= 0).any():
+        return float((df.rate * x).sum() / (x**2).sum()) * load
+    return float(np.interp(load, x, df.rate))
 
 
 def fit_slope(rates: Sequence[float], loads: Sequence[float]) -> float:
@@ -70,6 +78,7 @@ def unconstrained(scenario, group: int = 0, rate: float | None = None):
                 changes[f"traffic[{g}].rate"] = rate
                 changes[f"traffic[{g}].load"] = None
                 changes[f"traffic[{g}].calibration"] = None
+                changes[f"traffic[{g}].calibrate_on"] = "expected"
                 if getattr(t, "elephant", None) is not None:
                     changes[f"traffic[{g}].elephant"] = None  # the papers calibrate without
     return scenario.replace(**changes)
