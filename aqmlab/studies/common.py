@@ -316,6 +316,34 @@ def _drift(start_s: np.ndarray, rt_ms: np.ndarray) -> dict[str, float]:
             "median_late_ms": float(np.median(rt_ms[start_s >= hi]))}
 
 
+def _in_progress(start_s: np.ndarray, end_s: np.ndarray, t0: float, t1: float) -> float:
+    """Time-average number of responses in progress over [t0, t1] (unfinished ones, end
+    NaN, last to t1): Little's L, whatever the responses started before t0 or after."""
+    if t1 <= t0 or not len(start_s):
+        return math.nan
+    end = np.minimum(np.where(np.isnan(end_s), t1, end_s), t1)
+    overlap = np.clip(end - np.maximum(start_s, t0), 0.0, None)
+    return float(overlap.sum() / (t1 - t0))
+
+
+def _pipe_share(res: Any, group: int | None, avg_qlen_pkts: float) -> dict[str, float]:
+    """Qiu et al.'s pipe size W_c (the bottleneck's rate x the mean base RTT, in MSS-sized
+    packets, plus the average queue) and the responses in progress sharing it."""
+    q = res.requests
+    if group is not None and len(q):
+        q = q[q.group == group]
+    s = res.summary.iloc[0]
+    t1 = float(s.end_s)
+    L = _in_progress(q.start_s.to_numpy(float), q.end_s.to_numpy(float),
+                     t1 - float(s.measured_s), t1)
+    wc = math.nan
+    if len(res.links) and len(q):
+        mss = res.scenario.tcp.mss
+        wc = (float(res.links.iloc[0].rate_bps) * float(q.base_rtt_s.mean()) / 8 / mss
+              + avg_qlen_pkts)
+    return {"in_progress": L, "wc_pkts": wc}
+
+
 def web_stats(res: Any, group: int | None = 0, min_bytes: int | None = None) -> dict[str, Any]:
     """One row of response-time statistics and the bottleneck's numbers for a web run.
 
@@ -324,7 +352,10 @@ def web_stats(res: Any, group: int | None = 0, min_bytes: int | None = None) -> 
     (1, 2] s, (2, 3] s and > 3 s; ``completed_pct`` the % of started responses that
     completed before the end; ``median_early_ms``/``median_late_ms`` the medians of the
     first and last third of them in order of start (a drift between the two means the run
-    is not stationary: an overloaded bottleneck's backlog grows)."""
+    is not stationary: an overloaded bottleneck's backlog grows); ``in_progress`` the
+    time-average number of the group's responses in progress in the measured window and
+    ``wc_pkts`` Qiu et al.'s pipe size W_c (bottleneck rate x mean base RTT in packets,
+    plus the average queue): ``wc_pkts / in_progress`` < 1 is their small-pipe regime."""
     q = measured_requests(res, group, min_bytes)
     done = q[q.completed]
     rt = done.response_time_s.to_numpy() * 1000.0
@@ -358,6 +389,7 @@ def web_stats(res: Any, group: int | None = 0, min_bytes: int | None = None) -> 
         "measured_s": float(s.measured_s),
         "open_sockets_end": int(s.get("open_sockets", 0)),
         **_drift(done.start_s.to_numpy(), rt),
+        **_pipe_share(res, group, float(s.get("avg_qlen_pkts", math.nan))),
     }
     if main is not None:
         row["forced_drops"] = int(main.forced_drops)

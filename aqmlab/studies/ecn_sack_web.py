@@ -236,17 +236,22 @@ def offered(data: dict) -> pd.DataFrame:
 
 def drift(data: dict, min_load: int = 90) -> pd.DataFrame:
     """Is a run stationary? Per load (>= ``min_load`` %) and arm: the median response time of
-    the first and of the last third of the responses (ms), their ratio, and the sockets
-    still open at the end. Open-loop traffic above what a queue lets through piles up
-    connections, so an overloaded run's statistics depend on its length."""
+    the first and of the last third of the responses (ms), their ratio, the sockets
+    still open at the end, the responses in progress (time average) and the packets of
+    Qiu et al.'s pipe size W_c per response in progress (< 1: their small-pipe regime,
+    where flows live in timeouts). Open-loop traffic above what a queue lets through piles
+    up connections, so an overloaded run's statistics depend on its length."""
     s = data.get("stats", pd.DataFrame())
     need = {"median_early_ms", "median_late_ms"}
     if not len(s) or not need <= set(s):
         return pd.DataFrame()
     s = s[(s.series == "two-way") & (s.load_pct >= min_load)]
-    out = (s.groupby(["load_pct", "name"])[["median_early_ms", "median_late_ms",
-                                            "open_sockets_end"]].mean().reset_index())
+    cols = ["median_early_ms", "median_late_ms", "open_sockets_end",
+            *[c for c in ("in_progress", "wc_pkts") if c in s]]
+    out = s.groupby(["load_pct", "name"])[cols].mean().reset_index()
     out["late_over_early"] = out.median_late_ms / out.median_early_ms
+    if {"in_progress", "wc_pkts"} <= set(out):
+        out["wc_per_response"] = out.wc_pkts / out.in_progress
     return out
 
 

@@ -29,7 +29,7 @@ def overloaded_web(variant: str) -> Scenario:
     connection (each fork copies the listener's congestion control). Drop-tail, except
     DCTCP, which needs ECN and keeps the example's ARED+ECN."""
     sc = Scenario.load(EXAMPLES / "weigle_ecn_ared_105.toml").replace(
-        **{"tcp.variant": variant, "run.duration": "25s", "run.warmup": "5s",
+        **{"tcp.variant": variant, "run.duration": "12s", "run.warmup": "3s",
            "run.stop_after_responses": None, "run.sample_interval": "1s"})
     if variant == "dctcp":
         return sc
@@ -56,7 +56,7 @@ def test_same_scenario_same_results_in_fresh_processes(variant, tmp_path):
         output = child.communicate(timeout=900)[0]
         assert child.returncode == 0, output
     requests = pd.read_parquet(a / "requests.parquet")
-    assert len(requests) > 2000  # enough connections (and forks) to catch a stray read
+    assert len(requests) > 1000  # enough connections (and forks) to catch a stray read
     for table in ("requests", "flows", "queues", "queue_ts"):
         pd.testing.assert_frame_equal(pd.read_parquet(a / f"{table}.parquet"),
                                       pd.read_parquet(b / f"{table}.parquet"), obj=table)

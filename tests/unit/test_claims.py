@@ -309,3 +309,26 @@ def test_ecn_sack_web_drift_table_keeps_the_high_loads_and_divides_late_by_early
     assert (row.median_early_ms, row.median_late_ms, row.open_sockets_end) == (400, 1000, 200)
     assert row.late_over_early == pytest.approx(2.5)
     assert ecn_sack_web.drift({"stats": stats.drop(columns="median_late_ms")}).empty
+
+
+def test_in_progress_is_the_time_average_of_responses_open_in_the_window():
+    from aqmlab.studies.common import _in_progress
+
+    # window [10, 20] s: one response over all of it (10 s), one started before and ended
+    # at 15 (5 s), one started at 18 and unfinished (2 s), one ended before (0 s)
+    start = np.array([5.0, 0.0, 18.0, 1.0])
+    end = np.array([25.0, 15.0, np.nan, 9.0])
+    assert _in_progress(start, end, 10.0, 20.0) == pytest.approx((10 + 5 + 2) / 10)
+    assert math.isnan(_in_progress(start, end, 20.0, 20.0))
+
+
+def test_drift_table_divides_the_pipe_by_the_responses_in_progress():
+    from aqmlab.studies import ecn_sack_web
+
+    stats = pd.DataFrame({
+        "series": ["two-way"] * 2, "load_pct": [105, 105], "name": ["a", "a"],
+        "median_early_ms": [300, 500], "median_late_ms": [900, 1100],
+        "open_sockets_end": [100, 300], "in_progress": [100.0, 300.0],
+        "wc_pkts": [80.0, 80.0]})
+    row = ecn_sack_web.drift({"stats": stats}).iloc[0]
+    assert row.in_progress == 200 and row.wc_per_response == pytest.approx(0.4)
