@@ -229,6 +229,9 @@ class Sweep:
                                   f"{_describe(points[by_key[sc.key]].params)} ({sc.key})")
                     continue
                 by_key[sc.key] = i
+                if changes and "description" not in changes:
+                    sc = sc.replace(description=point_description(self.base.description,
+                                                                  changes))
                 points.append(Point(index=i, params=params, scenario=sc))
         if errors:
             shown = "\n  ".join(errors[:MAX_LISTED])
@@ -236,6 +239,13 @@ class Sweep:
             raise SweepError(f"{len(errors)} of {len(self)} sweep points are invalid "
                              f"(nothing was run):\n  {shown}{more}")
         return points
+
+
+def point_description(base: str, changes: Mapping[str, Any]) -> str:
+    """The description of a point: the base's, then the swept values that make the point
+    (a study's base describes its network, not the arm or load each point runs)."""
+    values = ", ".join(f"{k} = {param_value(v)}" for k, v in changes.items())
+    return f"{base}; {values}" if base else values
 
 
 def _flatten_axes(d: Mapping[str, Any], prefix: str = "") -> list[tuple[str, Any]]:

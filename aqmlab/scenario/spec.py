@@ -181,11 +181,13 @@ class Scenario(Spec):
     @property
     def hash(self) -> str:
         """First 16 hex digits of the sha256 of the canonical JSON of ``to_dict()`` without
-        ``run.seed``/``run.run``. Stable across processes; changes if any other field
-        (including name, description and unit spelling, e.g. "10Mbps" vs 10000000) changes.
-        Calibration table paths are left out; the rate they give is in."""
+        ``run.seed``/``run.run`` and ``description`` (prose, not what is simulated: a sweep
+        point and the same scenario run by hand share their stored run). Stable across
+        processes; changes if any other field (including name and unit spelling, e.g.
+        "10Mbps" vs 10000000) changes. Calibration table paths are left out; the rate they
+        give is in."""
         d = self.to_dict()
-        del d["run"]["seed"], d["run"]["run"]
+        del d["run"]["seed"], d["run"]["run"], d["description"]
         for group in d["traffic"]:  # a machine-specific path: its effect is in ``rate``
             group.pop("calibration", None)
         text = json.dumps(d, sort_keys=True, separators=(",", ":"), ensure_ascii=True)

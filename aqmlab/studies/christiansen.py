@@ -132,7 +132,9 @@ def base(duration: float, warmup: float, start_spread: float, scale: float = 1.0
     """The thesis' network with this run length (scale, think_cap: see the module
     docstring)."""
     changes: dict[str, Any] = {
-        "name": "christiansen", "run.duration": f"{duration:g}s", "run.warmup": f"{warmup:g}s",
+        "name": "christiansen",
+        "description": "Christiansen: 10 Mb/s dumbbell, Mah browsing users",
+        "run.duration": f"{duration:g}s", "run.warmup": f"{warmup:g}s",
         "traffic[0].start_spread": f"{start_spread:g}s", "run.sample_interval": "1s"}
     if think_cap is not None:
         changes["traffic[0].think_cap"] = think_cap

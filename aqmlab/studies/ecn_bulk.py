@@ -44,7 +44,8 @@ def profile(name: str = "quick", **overrides: Any) -> Profile:
 
 def base(p: Profile) -> Scenario:
     return example("pentikousis_ecn_5clients").replace(**{
-        "name": "pentikousis", "traffic[0].size": p.size})
+        "name": "pentikousis", "traffic[0].size": p.size,
+        "description": "Pentikousis et al.: bulk downloads through router B"})
 
 
 def queue(scheme: str, ql: int) -> dict[str, Any]:

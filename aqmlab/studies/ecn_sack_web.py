@@ -56,7 +56,9 @@ def weigle_base(duration: float, warmup: float, full: bool = False) -> Scenario:
     ``full``: stop after 250,000 forward responses as the paper (500,000 counted over both
     directions, which complete at the same rate)."""
     return example("weigle_droptail_80").replace(**{
-        "name": "weigle", "run.duration": f"{duration:g}s", "run.warmup": f"{warmup:g}s",
+        "name": "weigle",
+        "description": "Weigle et al.: 10 Mb/s dumbbell, two-way PackMime-HTTP",
+        "run.duration": f"{duration:g}s", "run.warmup": f"{warmup:g}s",
         "run.stop_after_responses": 500000 if full else None, "run.sample_interval": "100ms"})
 
 

@@ -64,7 +64,8 @@ def red_config(kind: str, buffer: int) -> dict[str, Any]:
 
 def base(p: Profile) -> Scenario:
     return example("qiu_t1_dumbbell").replace(**{
-        "name": "qiu", "run.duration": f"{p.duration:g}s", "run.warmup": f"{p.warmup:g}s",
+        "name": "qiu", "description": "Qiu et al.: many bulk TCP flows over one bottleneck",
+        "run.duration": f"{p.duration:g}s", "run.warmup": f"{p.warmup:g}s",
         "run.sample_interval": "100ms"})
 
 

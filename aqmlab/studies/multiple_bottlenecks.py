@@ -77,6 +77,7 @@ def base(p: Profile, cross: float = CROSS_LOAD) -> Scenario:
     full = p.name == "full"
     return Scenario.from_dict({
         "name": "vembar",
+        "description": "Vembar & Du: 6-router parking lot, PackMime end to end and across",
         "topology": {"kind": "parking_lot", "routers": 6, "senders": 2, "receivers": 2,
                      "cross_senders": 2, "link": {"rate": "10Mbps", "delay": "0ms"},
                      "access": {"rate": "100Mbps", "delay": "0ms"},

@@ -92,6 +92,26 @@ def test_two_points_that_are_the_same_run_are_rejected():
         Sweep(base(), grid={"topology.bottleneck.rate": ["10Mbps", "10Mbps"]}).points()
 
 
+def test_each_point_describes_its_swept_values_not_the_base_setting():
+    b = base().replace(description="4 hosts, drop-tail 100p")
+    red = {"kind": "red", "limit": "50p", "min_th": 5, "max_th": 15}
+    pts = Sweep(b, grid={"topology.forward_queue": [red], "traffic[0].flows": [2, 4]},
+                seeds=[1, 2]).points()
+    d = pts[0].scenario.description
+    assert d.startswith("4 hosts, drop-tail 100p; topology.forward_queue = {")
+    assert '"kind":"red"' in d and d.endswith("traffic[0].flows = 2")
+    # replications share the description; the seed is not in it
+    assert pts[0].scenario.hash == pts[1].scenario.hash != pts[2].scenario.hash
+    assert "seed" not in d
+    assert Sweep(b, seeds=[1, 2]).points()[0].scenario.description == b.description
+    # the description is prose, not the run: a point shares its stored run with the same
+    # scenario made by hand, and sweeping the description alone sweeps nothing
+    assert pts[0].scenario.key == b.replace(**{"topology.forward_queue": red,
+                                               "traffic[0].flows": 2, "run.seed": 1}).key
+    with pytest.raises(SweepError, match="the same run as point"):
+        Sweep(b, grid={"description": ["a", "b"]}).points()
+
+
 def test_whole_table_values_become_json_columns():
     red = {"kind": "red", "limit": "50p", "min_th": 5, "max_th": 15}
     sw = Sweep(base(), grid={"topology.forward_queue": [red, {"kind": "droptail"}]})

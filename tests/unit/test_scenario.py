@@ -705,6 +705,7 @@ def test_hash_is_stable_and_sensitive() -> None:
     assert s.key == f"{s.hash}-s7-r2"
     assert s.replace(**{"run.seed": 99, "run.run": 5}).hash == s.hash
     assert s.replace(**{"run.seed": 99}).key != s.key
+    assert s.replace(description="other prose").hash == s.hash  # prose is not the run
     for change in (
         {"topology.forward_queue.max_p": 0.06},
         {"tcp.mss": 1460},
