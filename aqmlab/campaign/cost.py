@@ -11,11 +11,14 @@ from __future__ import annotations
 
 from aqmlab.scenario import Mah, PackMime, ParkingLot, Scenario, Transfers
 
-__all__ = ["MAH_PER_MBPS", "PACKMIME_PER_CONNECTION", "estimate_cost"]
+__all__ = ["MAH_PER_MBPS", "PACKMIME_PER_CONNECTION", "QUEUE_FACTOR", "estimate_cost"]
 
 #: CPU-s per simulated second: per Mb/s that Mah users offer; per PackMime connection/s.
 MAH_PER_MBPS = 0.0087
 PACKMIME_PER_CONNECTION = 0.00089
+#: CPU relative to tail-drop on the same browsing traffic (``bench/bench_queues.py``: RED
+#: 0.96-1.09x, ARED and CoDel ~1.15x, FQ-CoDel ~1.35x); kinds not listed count 1.
+QUEUE_FACTOR = {"ared": 1.15, "codel": 1.15, "fq_codel": 1.35}
 
 
 def estimate_cost(scenario: Scenario) -> float:
@@ -37,9 +40,21 @@ def estimate_cost(scenario: Scenario) -> float:
     lot counts a quarter more per extra hop (Vembar's 5-hop lot, 2x the dumbbell's events
     per connection: 0.34-0.53 per simulated second on glibc). A run with
     ``stop_after_responses`` ends about when the web groups' connection rates complete that
-    many responses after the warm-up (measured: within 1 % for the Vembar runs). The queue
-    discipline is not counted: on the same browsing traffic RED costs what tail-drop does
-    (0.96-1.09x), ARED and CoDel ~1.15x, FQ-CoDel ~1.35x (``bench/bench_queues.py``)."""
+    many responses after the warm-up (measured: within 1 % for the Vembar runs). The
+    bottleneck queue scales the traffic's cost by ``QUEUE_FACTOR`` (the costliest forward
+    queue of a parking lot); the pile-up of an overloaded AQM run is not modelled."""
+    topo = scenario.topology
+    return 1.0 + (_traffic_cost(scenario) - 1.0) * _queue_factor(topo)
+
+
+def _queue_factor(topo: object) -> float:
+    queues = [topo.forward_queue]  # type: ignore[attr-defined]
+    if isinstance(topo, ParkingLot):
+        queues = [topo.hop_queues(i)[0] for i in range(topo.hops)]
+    return max(QUEUE_FACTOR.get(q.kind, 1.0) for q in queues)
+
+
+def _traffic_cost(scenario: Scenario) -> float:
     topo = scenario.topology
     mbps = topo.bottleneck_rate_bps / 1e6
     hops = 1 + (topo.hops - 1) / 4 if isinstance(topo, ParkingLot) else 1

@@ -45,3 +45,20 @@ def test_cost_model_charges_web_runs_by_the_traffic_offered_not_the_link():
     mah = example("christiansen_taildrop_90")
     more = mah.replace(**{"traffic[0].users": 2 * mah.traffic[0].users})
     assert (estimate_cost(more) - 1) == pytest.approx(2 * (estimate_cost(mah) - 1))
+
+
+@pytest.mark.parametrize(("kind", "factor"), [("ared", 1.15), ("codel", 1.15),
+                                              ("fq_codel", 1.35), ("red", 1.0), ("pie", 1.0)])
+def test_cost_model_scales_the_traffic_by_the_bottleneck_queue(kind, factor):
+    """bench/bench_queues.py on the same browsing traffic: ARED and CoDel ~1.15x tail-drop's
+    CPU, FQ-CoDel ~1.35x, RED 0.96-1.09x; the constant second of start-up is not scaled."""
+    w = example("weigle_droptail_80")
+    q = w.replace(**{"topology.forward_queue": {"kind": kind}})
+    assert estimate_cost(q) - 1 == pytest.approx(factor * (estimate_cost(w) - 1))
+
+
+def test_cost_model_charges_a_parking_lot_its_costliest_hop_queue():
+    lot = example("parking_lot")
+    hop = {"topology.queues": [{}, {"forward": {"kind": "fq_codel"}}]
+           + [{}] * (lot.topology.hops - 2)}
+    assert estimate_cost(lot.replace(**hop)) - 1 == pytest.approx(1.35 * (estimate_cost(lot) - 1))
