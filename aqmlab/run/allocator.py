@@ -5,8 +5,8 @@ hop, and sockets, buffers and timers per connection; in a web run glibc's ``mall
 ``free`` took ~13 % of the samples (perf). Worker processes therefore start with
 **mimalloc** preloaded (``LD_PRELOAD``; the ``cmeel-mimalloc`` wheel, a dependency on
 Linux): web runs are 1.1-1.2x faster (bulk transfers gain nothing) and identical
-(``bench/bench_allocator.py``; ``tests/sim/test_allocator.py`` compares every table of an
-overloaded web run on both allocators).
+(``bench/bench_allocator.py``; ``tests/sim/test_reproducible.py`` compares every table of
+an overloaded web run of each TCP variant on both allocators).
 
 ``AQMLAB_ALLOCATOR`` chooses (read when a ``WorkerPool`` is created, and when
 ``aqmlab.run`` starts its worker): ``mimalloc`` (default),

@@ -1,25 +1,22 @@
-"""A run is a function of its scenario: the same scenario run in two processes gives
-identical tables and event counts, for every TCP variant. The two processes use different
-allocators (mimalloc and glibc's malloc) and simulate the variants one after another in
-opposite orders, so heap contents differ between them and each run follows a different
-history: a read of uninitialised memory, or state left over by the previous simulation,
-shows up as a difference. This caught ns-3 3.44's TcpCubic copy constructor leaving
-TcpFriendliness unset on accepted sockets (aqmlab/ns3/cpp/tcp_socket.h,
-AqmTcpSocket::Fork). One process per allocator rather than per run: the suite pays two
-ns-3 start-ups instead of fourteen."""
+"""A run is a function of its scenario: the same scenario run in two worker processes gives
+identical tables and event counts, for every TCP variant. The two workers run on different
+allocators (a pool on mimalloc, the default, and one with AQMLAB_ALLOCATOR=system, glibc's
+malloc) and simulate the variants one after another in opposite orders, so heap contents
+differ between them and each run follows a different history: a read of uninitialised
+memory, or state left over by the previous simulation, shows up as a difference. This
+caught ns-3 3.44's TcpCubic copy constructor leaving TcpFriendliness unset on accepted
+sockets (aqmlab/ns3/cpp/tcp_socket.h, AqmTcpSocket::Fork). It also shows that the
+allocator changes speed, never results (aqmlab.run.allocator)."""
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
 from aqmlab.run import allocator
+from aqmlab.run.pool import WorkerPool
 from aqmlab.scenario import Scenario
 from aqmlab.scenario.tcp import TCP_VARIANTS
 
@@ -42,60 +39,44 @@ def overloaded_web(variant: str) -> Scenario:
                          "topology.reverse_queue": droptail})
 
 
-#: Each child simulates the scenario files it is given, in order, in this one process.
-CHILD = """
-import sys
-from pathlib import Path
-from aqmlab.run.worker import simulate_results
-from aqmlab.scenario import Scenario
-for path in map(Path, sys.argv[1:]):
-    simulate_results(Scenario.load(path)).save(path.with_suffix(""))
-"""
-
-
-def start_child(paths: list[Path], heap: str) -> subprocess.Popen:
-    env = {**os.environ, allocator.ENV: heap}
-    env.update(allocator.preload_env(env))
-    return subprocess.Popen([sys.executable, "-c", CHILD, *map(str, paths)], env=env,
-                            cwd=paths[0].parent, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True)
-
-
-@pytest.fixture(scope="module")
-def runs(tmp_path_factory) -> dict[str, dict[str, Path]]:
-    """``{heap: {variant: folder}}``: every variant simulated under both allocators."""
-    out: dict[str, dict[str, Path]] = {}
-    children = []
-    for heap, order in (("mimalloc", TCP_VARIANTS), ("system", TCP_VARIANTS[::-1])):
-        folder = tmp_path_factory.mktemp(heap)
-        paths = [folder / f"{v}.toml" for v in order]
-        for v, path in zip(order, paths, strict=True):
-            overloaded_web(v).save(path)
-        out[heap] = {v: path.with_suffix("") for v, path in zip(order, paths, strict=True)}
-        children.append(start_child(paths, heap))
-    for child in children:
-        output = child.communicate(timeout=1800)[0]
-        assert child.returncode == 0, output
+def simulate_in_pools() -> dict[str, dict[str, object]]:
+    """``{heap: {variant: Results}}``: every variant in one worker per allocator."""
+    pools = {heap: WorkerPool(1, env={allocator.ENV: heap}) for heap in ("mimalloc", "system")}
+    out: dict[str, dict[str, object]] = {heap: {} for heap in pools}
+    try:
+        for heap, order in (("mimalloc", TCP_VARIANTS), ("system", TCP_VARIANTS[::-1])):
+            for variant in order:
+                pools[heap].submit(variant, overloaded_web(variant).to_dict())
+        while any(pool.pending for pool in pools.values()):
+            for heap, pool in pools.items():
+                for o in pool.poll(timeout=1.0):
+                    assert o.ok, f"{heap} {o.job_id}: {o.error}{o.stderr}"
+                    out[heap][o.job_id] = o.results
+    finally:
+        for pool in pools.values():
+            pool.close()
     return out
 
 
-def test_the_two_processes_ran_on_different_allocators(runs):
-    heaps = {h: json.loads((d["reno"] / "meta.json").read_text())["allocator"]
-             for h, d in runs.items()}
+@pytest.fixture(scope="module")
+def runs() -> dict[str, dict[str, object]]:
+    return simulate_in_pools()
+
+
+def test_the_two_workers_ran_on_different_allocators(runs):
     if allocator.library("mimalloc") is None:
-        pytest.skip("mimalloc is not installed here: both processes use glibc's malloc")
-    assert heaps == {"mimalloc": "mimalloc", "system": "system"}
+        pytest.skip("mimalloc is not installed here: both workers use glibc's malloc")
+    assert {h: {r.meta["allocator"] for r in d.values()} for h, d in runs.items()} == {
+        "mimalloc": {"mimalloc"}, "system": {"system"}}
+    assert len({r.meta["pid"] for r in runs["mimalloc"].values()}) == 1  # one process each
 
 
 @pytest.mark.parametrize("variant", TCP_VARIANTS)
-def test_same_scenario_same_results_in_two_processes(variant, runs):
+def test_same_scenario_same_results_in_two_workers(variant, runs):
     a, b = runs["mimalloc"][variant], runs["system"][variant]
-    requests = pd.read_parquet(a / "requests.parquet")
-    assert len(requests) > 1000  # enough connections (and forks) to catch a stray read
-    for table in ("requests", "flows", "queues", "queue_ts"):
-        pd.testing.assert_frame_equal(pd.read_parquet(a / f"{table}.parquet"),
-                                      pd.read_parquet(b / f"{table}.parquet"), obj=table)
-    sa, sb = (pd.read_parquet(d / "summary.parquet").drop(columns=TIMING, errors="ignore")
-              for d in (a, b))
-    assert sa.events.iloc[0] == sb.events.iloc[0]
-    pd.testing.assert_frame_equal(sa, sb)
+    assert len(a.requests) > 1000  # enough connections (and forks) to catch a stray read
+    for table in ("requests", "flows", "queues", "queue_ts", "links"):
+        pd.testing.assert_frame_equal(getattr(a, table), getattr(b, table), obj=table)
+    assert a.meta["events"] == b.meta["events"]
+    pd.testing.assert_frame_equal(a.summary.drop(columns=TIMING, errors="ignore"),
+                                  b.summary.drop(columns=TIMING, errors="ignore"))
