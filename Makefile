@@ -19,9 +19,10 @@ PROFILE ?= quick
 figures: $(STAMP)
 	$(BIN)/aqmlab figures --profile $(PROFILE) --out figures
 
-## make test: lint and run the test suite
+## make test: lint and run the test suite, two test files at a time (one per core; a file's
+## tests stay in one process, so its module fixtures run once)
 test: $(STAMP)
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile
 
 lint: $(STAMP)
 	$(BIN)/ruff check aqmlab tests bench
