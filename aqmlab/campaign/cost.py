@@ -10,6 +10,7 @@ runs already stored, so the model can be judged (and refitted) on another machin
 from __future__ import annotations
 
 from aqmlab.scenario import Mah, PackMime, ParkingLot, Scenario, Transfers
+from aqmlab.scenario.topology import Topology
 
 __all__ = ["MAH_PER_MBPS", "PACKMIME_PER_CONNECTION", "QUEUE_FACTOR", "estimate_cost"]
 
@@ -43,14 +44,13 @@ def estimate_cost(scenario: Scenario) -> float:
     many responses after the warm-up (measured: within 1 % for the Vembar runs). The
     bottleneck queue scales the traffic's cost by ``QUEUE_FACTOR`` (the costliest forward
     queue of a parking lot); the pile-up of an overloaded AQM run is not modelled."""
-    topo = scenario.topology
-    return 1.0 + (_traffic_cost(scenario) - 1.0) * _queue_factor(topo)
+    return 1.0 + (_traffic_cost(scenario) - 1.0) * _queue_factor(scenario.topology)
 
 
-def _queue_factor(topo: object) -> float:
-    queues = [topo.forward_queue]  # type: ignore[attr-defined]
-    if isinstance(topo, ParkingLot):
-        queues = [topo.hop_queues(i)[0] for i in range(topo.hops)]
+def _queue_factor(topo: Topology) -> float:
+    """QUEUE_FACTOR of the costliest queue feeding a bottleneck in the forward direction."""
+    queues = ([topo.hop_queues(i)[0] for i in range(topo.hops)]
+              if isinstance(topo, ParkingLot) else [topo.forward_queue])
     return max(QUEUE_FACTOR.get(q.kind, 1.0) for q in queues)
 
 

@@ -215,8 +215,11 @@ class Sweep:
                 changes.update(part)
             for seed in seeds:
                 ch = dict(changes) if seed is None else {**changes, "run.seed": seed}
+                # the description is not in the hash: a point's own does not hide duplicates
+                prose = ({"description": point_description(self.base.description, changes)}
+                         if changes and "description" not in changes else {})
                 try:
-                    sc = self.base.replace(**ch) if ch else self.base
+                    sc = self.base.replace(**ch, **prose) if ch else self.base
                 except ScenarioError as err:
                     errors.append(f"{_describe(ch)}: {err}")
                     continue
@@ -229,9 +232,6 @@ class Sweep:
                                   f"{_describe(points[by_key[sc.key]].params)} ({sc.key})")
                     continue
                 by_key[sc.key] = i
-                if changes and "description" not in changes:
-                    sc = sc.replace(description=point_description(self.base.description,
-                                                                  changes))
                 points.append(Point(index=i, params=params, scenario=sc))
         if errors:
             shown = "\n  ".join(errors[:MAX_LISTED])
