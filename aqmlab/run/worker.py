@@ -26,7 +26,7 @@ def warm_up() -> None:
 
 def simulate_results(scenario: Scenario) -> Results:
     """Simulate in this process and return tidy Results (ns-3 errors abort the process)."""
-    from aqmlab.ns3 import socket_tables  # noqa: PLC0415
+    from aqmlab.ns3 import native, socket_tables, speedups  # noqa: PLC0415
     from aqmlab.ns3.session import simulate  # noqa: PLC0415
     from aqmlab.plan import make_plan  # noqa: PLC0415
 
@@ -42,6 +42,7 @@ def simulate_results(scenario: Scenario) -> Results:
                             "run": scenario.run.run, **raw.stats, "pid": os.getpid(),
                             "peak_rss_mb": peak_rss_mb(),
                             "socket_tables": socket_tables.active(),  # speed, not results
+                            **speedups.active(native.load()),
                             "allocator": allocator.active()}
     return Results(scenario=scenario, flows=flows, queues=queues, links=links,
                    queue_ts=tables.queue_ts_table(raw), summary=summary, meta=meta,

@@ -7,6 +7,8 @@
 // from a C++ main().
 #pragma once
 #include "apps.h"
+#include "direct_rx.h"
+#include "fast_routing.h"
 #include "flow_delay_channel.h"
 #include "flow_registry.h"
 #include "web.h"
@@ -269,6 +271,10 @@ class Experiment
             throw std::runtime_error("too many bulk flows for one run (max 10000)");
         }
         InternetStackHelper stack;
+        if (FastRoutingEnabled())
+        {
+            stack.SetRoutingHelper(FastRoutingHelper());
+        }
         stack.Install(m_nodes);
         if (FastDemuxEnabled())
         {
@@ -304,6 +310,14 @@ class Experiment
                     dev->GetNode()->GetObject<TrafficControlLayer>()->DeleteRootQueueDiscOnDevice(
                         dev);
                 }
+            }
+        }
+        if (DirectRxEnabled())
+        {
+            for (const auto& l : m_links)
+            {
+                DirectRx::Install(l.devs.Get(0));
+                DirectRx::Install(l.devs.Get(1));
             }
         }
         Ipv4GlobalRoutingHelper::PopulateRoutingTables();

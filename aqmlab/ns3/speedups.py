@@ -1,0 +1,38 @@
+"""The speed-ups of aqmlab's ns-3 runs that change no result, and their off-switches.
+
+Each one is on by default and off in a process started with its environment variable set
+to ``0``; ``bench/check_identical.py`` runs scenarios with all of them off and on and
+compares every table, and each has a test in ``tests/sim/`` that does the same on a small
+case. The C++ ones read their variable once per process, at first use.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+#: Environment variable -> what it switches off when set to "0".
+SWITCHES: dict[str, str] = {
+    "AQMLAB_SOCKET_TABLES": "O(1) socket and endpoint bookkeeping (cpp/socket_tables.cc)",
+    "AQMLAB_FAST_ROUTING": "memoised local-address test and routes per destination at each "
+                           "node (cpp/fast_routing.h)",
+    "AQMLAB_DIRECT_RX": "point-to-point devices hand IPv4 packets straight to IPv4, "
+                        "without the node's and traffic control's handler scans "
+                        "(cpp/direct_rx.h)",
+}
+
+
+def switched_off(name: str, env: dict[str, str] | None = None) -> bool:
+    """Whether ``name`` is set to "0" in ``env`` (default: this process's environment)."""
+    return (os.environ if env is None else env).get(name, "") == "0"
+
+
+def all_off() -> dict[str, str]:
+    """Environment variables that turn every speed-up off."""
+    return dict.fromkeys(SWITCHES, "0")
+
+
+def active(cpp: Any) -> dict[str, bool]:
+    """Which of the C++ header speed-ups this process uses (``cpp``: the aqmlab namespace)."""
+    return {"fast_routing": bool(cpp.FastRoutingEnabled()),
+            "direct_rx": bool(cpp.DirectRxEnabled())}
