@@ -10,7 +10,8 @@ same calls (the benchmark checks this through equal event counts and checksums).
 Script format (version 1): one call per line, fields separated by tabs, first field the
 method name. Integers in decimal, doubles as Python ``repr`` (shortest round-trip form,
 parsed back exactly by ``strtod``), booleans 0/1, a list of strings as its length followed
-by its items. Lines starting with ``#`` are comments.
+by its items (a float array the same way, its items in ``repr`` form). Lines starting with
+``#`` are comments.
 
 Standalone use: ``python bench/record.py SCENARIO.toml OUT.txt``.
 """
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 from aqmlab.ns3.build import build
 from aqmlab.plan import make_plan
@@ -40,6 +42,10 @@ def _field(value: Field) -> str:
             raise ValueError(f"a script field must not contain tabs or newlines: {value!r}")
         return value
     return "\t".join([str(len(value)), *(_field(str(v)) for v in value)])
+
+
+def _doubles(values: Any) -> list[str]:
+    return [repr(float(v)) for v in values]
 
 
 class RecordingExperiment:
@@ -88,6 +94,29 @@ class RecordingExperiment:
                   float(size_bytes), float(processing))
         self._flows += 1
         return self._flows - 1
+
+    def AddWebFlows(self, n: int, *arrays: Any) -> None:
+        """server, client, profile, start, request, response, delay: ``n`` values each."""
+        self._rec("AddWebFlows", int(n), *(_doubles(a) for a in arrays))
+        self._flows += int(n)
+
+    def AddBrowsing(self, n_users: int, *args: Any) -> int:
+        """users (client, first page, pages, start), n_pages, pages (server, first object,
+        objects, think), n_objects, objects (request, reply, delay), profile."""
+        users, n_pages = args[:4], args[4]
+        pages, n_obj = args[5:9], args[9]
+        objs, profile = args[10:13], args[13]
+        self._rec("AddBrowsing", int(n_users), *(_doubles(a) for a in users), int(n_pages),
+                  *(_doubles(a) for a in pages), int(n_obj), *(_doubles(a) for a in objs),
+                  int(profile))
+        first, self._flows = self._flows, self._flows + int(n_obj)
+        return first
+
+    def SetFlowDelay(self, link: int) -> None:
+        self._rec("SetFlowDelay", int(link))
+
+    def SetStopAfter(self, n: int) -> None:
+        self._rec("SetStopAfter", int(n))
 
     def SetRunControl(self, duration: float, warmup: float, sample: float,
                       stop_when_done: bool) -> None:

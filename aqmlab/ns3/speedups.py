@@ -19,6 +19,10 @@ SWITCHES: dict[str, str] = {
     "AQMLAB_DIRECT_RX": "point-to-point devices hand IPv4 packets straight to IPv4, "
                         "without the node's and traffic control's handler scans "
                         "(cpp/direct_rx.h)",
+    "AQMLAB_FAST_ATTRIBUTES": "a TCP profile's socket attributes parsed once, not per socket "
+                              "(cpp/tcp_socket.h)",
+    "AQMLAB_RAW_HEADERS": "aqmlab's code reads TCP ports, flags and header length from the "
+                          "header's bytes instead of deserializing it (cpp/tcp_peek.h)",
 }
 
 
@@ -35,4 +39,6 @@ def all_off() -> dict[str, str]:
 def active(cpp: Any) -> dict[str, bool]:
     """Which of the C++ header speed-ups this process uses (``cpp``: the aqmlab namespace)."""
     return {"fast_routing": bool(cpp.FastRoutingEnabled()),
-            "direct_rx": bool(cpp.DirectRxEnabled())}
+            "direct_rx": bool(cpp.DirectRxEnabled()),
+            "fast_attributes": bool(cpp.FastAttributesEnabled()),
+            "raw_headers": bool(cpp.RawHeadersEnabled())}

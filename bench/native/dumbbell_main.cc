@@ -71,6 +71,16 @@ class Fields
 
     bool Bool() { return UInt() != 0; }
 
+    std::vector<double> Doubles()
+    {
+        std::vector<double> v(UInt());
+        for (auto& x : v)
+        {
+            x = Dbl();
+        }
+        return v;
+    }
+
     std::vector<std::string> List()
     {
         std::vector<std::string> v(UInt());
@@ -221,6 +231,47 @@ main(int argc, char** argv)
             const auto src = f.UInt(), dst = f.UInt(), prof = f.UInt();
             const double start = f.Dbl(), bytes = f.Dbl(), proc = f.Dbl();
             exp->AddFlow(src, dst, prof, start, bytes, proc);
+        }
+        else if (call == "AddWebFlows")
+        {
+            const auto n = f.UInt();
+            std::vector<std::vector<double>> a;
+            for (int i = 0; i < 7; ++i)
+            {
+                a.push_back(f.Doubles());
+            }
+            exp->AddWebFlows(n, a[0].data(), a[1].data(), a[2].data(), a[3].data(),
+                             a[4].data(), a[5].data(), a[6].data());
+        }
+        else if (call == "AddBrowsing")
+        {
+            const auto nUsers = f.UInt();
+            std::vector<std::vector<double>> u, p, o;
+            for (int i = 0; i < 4; ++i)
+            {
+                u.push_back(f.Doubles());
+            }
+            const auto nPages = f.UInt();
+            for (int i = 0; i < 4; ++i)
+            {
+                p.push_back(f.Doubles());
+            }
+            const auto nObj = f.UInt();
+            for (int i = 0; i < 3; ++i)
+            {
+                o.push_back(f.Doubles());
+            }
+            exp->AddBrowsing(nUsers, u[0].data(), u[1].data(), u[2].data(), u[3].data(), nPages,
+                             p[0].data(), p[1].data(), p[2].data(), p[3].data(), nObj,
+                             o[0].data(), o[1].data(), o[2].data(), f.UInt());
+        }
+        else if (call == "SetFlowDelay")
+        {
+            exp->SetFlowDelay(f.UInt());
+        }
+        else if (call == "SetStopAfter")
+        {
+            exp->SetStopAfter(f.UInt());
         }
         else if (call == "SetRunControl")
         {

@@ -14,6 +14,8 @@
 // NO_LIMITS; the limit is checked here, before the internal queue (whose own MaxSize is
 // the same limit, so it never drops).
 #pragma once
+#include "tcp_peek.h"
+
 #include "ns3/drop-tail-queue.h"
 #include "ns3/internet-module.h"
 #include "ns3/traffic-control-module.h"
@@ -88,9 +90,9 @@ class DropListQueueDisc : public QueueDisc
         {
             return false;
         }
-        TcpHeader tcp;
+        TcpFields tcp;
         Ptr<const Packet> p = item->GetPacket();
-        return p->PeekHeader(tcp) != 0 && p->GetSize() > tcp.GetSerializedSize();
+        return PeekTcp(*p, tcp) && p->GetSize() > tcp.headerBytes;
     }
 
     bool DoEnqueue(Ptr<QueueDiscItem> item) override

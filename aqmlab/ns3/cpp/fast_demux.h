@@ -16,6 +16,8 @@
 // node, and then the SYN scans alone took ~30 % of the run. Results are identical with and
 // without (tests/sim/test_fast_demux.py).
 #pragma once
+#include "tcp_peek.h"
+
 #include "ns3/internet-module.h"
 
 #include <cstdint>
@@ -170,22 +172,22 @@ class FastTcpDemux : public IpL4Protocol
     {
         if (!Node::ChecksumEnabled() && !(m_table.empty() && m_listeners.empty()))
         {
-            TcpHeader tcp;
-            p->PeekHeader(tcp);
-            const TcpKey key{h.GetDestination().Get(), h.GetSource().Get(),
-                             tcp.GetDestinationPort(), tcp.GetSourcePort()};
+            TcpFields tcp;
+            PeekTcp(*p, tcp);
+            const TcpKey key{h.GetDestination().Get(), h.GetSource().Get(), tcp.destinationPort,
+                             tcp.sourcePort};
             auto it = m_table.find(key);
             if (it != m_table.end())
             {
                 const Entry e = it->second;
                 if (e.check(e.socket, e.ep) && e.ep->IsRxEnabled())
                 {
-                    e.ep->ForwardUp(p, h, tcp.GetSourcePort(), iface);
+                    e.ep->ForwardUp(p, h, tcp.sourcePort, iface);
                     return RX_OK;
                 }
                 m_table.erase(it); // the socket let its endpoint go
             }
-            else if ((tcp.GetFlags() & kSynMask) == TcpHeader::SYN && ToListener(p, h, tcp, iface))
+            else if ((tcp.flags & kSynMask) == TcpHeader::SYN && ToListener(p, h, tcp, iface))
             {
                 return RX_OK;
             }
@@ -253,10 +255,10 @@ class FastTcpDemux : public IpL4Protocol
 
     /// Deliver a connection-opening SYN to its port's listener, if it has exactly one that
     /// still holds its endpoint, is bound to no device and accepts this address.
-    bool ToListener(Ptr<Packet> p, const Ipv4Header& h, const TcpHeader& tcp,
+    bool ToListener(Ptr<Packet> p, const Ipv4Header& h, const TcpFields& tcp,
                     Ptr<Ipv4Interface> iface)
     {
-        auto it = m_listeners.find(tcp.GetDestinationPort());
+        auto it = m_listeners.find(tcp.destinationPort);
         if (it == m_listeners.end() || it->second.socket == nullptr)
         {
             return false;
@@ -273,7 +275,7 @@ class FastTcpDemux : public IpL4Protocol
         {
             return false;
         }
-        e.ep->ForwardUp(p, h, tcp.GetSourcePort(), iface);
+        e.ep->ForwardUp(p, h, tcp.sourcePort, iface);
         return true;
     }
 

@@ -20,11 +20,11 @@
 // ns-3's own path. Nothing changes but the cost (tests/sim/test_fast_routing.py); aqmlab
 // never changes routes during a run (a build that did would call Invalidate()).
 #pragma once
+#include "switches.h"
+
 #include "ns3/internet-module.h"
 
 #include <cstdint>
-#include <cstdlib>
-#include <cstring>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -33,13 +33,6 @@
 namespace aqmlab
 {
 using namespace ns3;
-
-/// An on/off switch from the environment: unset or empty means `dflt`, "0" means off.
-inline bool EnvSwitch(const char* name, bool dflt)
-{
-    const char* v = std::getenv(name);
-    return (v == nullptr || *v == '\0') ? dflt : std::strcmp(v, "0") != 0;
-}
 
 /// Whether Experiment installs FastListRouting (AQMLAB_FAST_ROUTING=0 turns it off).
 inline bool& FastRoutingEnabled()

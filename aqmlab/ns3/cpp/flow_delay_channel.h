@@ -51,6 +51,23 @@ class FlowDelayChannel : public PointToPointChannel
         {
             return 0;
         }
+        uint8_t b[26]; // PPP (2 bytes), IPv4 without options (20), TCP ports (4)
+        if (RawHeadersEnabled() && p->GetSize() >= 42 && p->CopyData(b, sizeof(b)) &&
+            b[2] == 0x45) // IPv4, 20-byte header: else the headers are parsed below
+        {
+            if ((b[0] << 8 | b[1]) != 0x0021 || b[11] != 6)
+            {
+                return 0; // not IPv4, or not TCP
+            }
+            auto u32 = [&b](int i) {
+                return uint32_t(b[i]) << 24 | uint32_t(b[i + 1]) << 16 | uint32_t(b[i + 2]) << 8 |
+                       b[i + 3];
+            };
+            const int64_t f =
+                m_registry->Lookup(Ipv4Address(u32(14)), uint16_t(b[22] << 8 | b[23]),
+                                   Ipv4Address(u32(18)), uint16_t(b[24] << 8 | b[25]));
+            return f >= 0 ? (*m_flows)[f].delay : 0.0;
+        }
         Ptr<Packet> c = p->Copy();
         PppHeader ppp;
         Ipv4Header ip;

@@ -5,6 +5,8 @@
 // in either direction. Entries of finished connections are overwritten when the port is
 // reused; a lookup costs one hash probe per direction.
 #pragma once
+#include "tcp_peek.h"
+
 #include "ns3/internet-module.h"
 
 #include <cstdint>
@@ -43,15 +45,14 @@ class FlowRegistry
     int64_t Lookup(Ptr<const QueueDiscItem> item, bool& data) const
     {
         Ptr<const Ipv4QueueDiscItem> ip = DynamicCast<const Ipv4QueueDiscItem>(item);
-        TcpHeader tcp;
-        if (!ip || ip->GetHeader().GetProtocol() != 6 || item->GetPacket()->PeekHeader(tcp) == 0)
+        TcpFields tcp;
+        if (!ip || ip->GetHeader().GetProtocol() != 6 || !PeekTcp(*item->GetPacket(), tcp))
         {
             return -1;
         }
-        data = item->GetPacket()->GetSize() > tcp.GetSerializedSize();
+        data = item->GetPacket()->GetSize() > tcp.headerBytes;
         const Ipv4Header& h = ip->GetHeader();
-        return Lookup(h.GetSource(), tcp.GetSourcePort(), h.GetDestination(),
-                      tcp.GetDestinationPort());
+        return Lookup(h.GetSource(), tcp.sourcePort, h.GetDestination(), tcp.destinationPort);
     }
 
     size_t Size() const

@@ -220,17 +220,17 @@ class QueueProbe
         {
             return;
         }
-        TcpHeader tcp;
+        TcpFields tcp;
         Ptr<const Packet> p = item->GetPacket();
-        if (p->PeekHeader(tcp) == 0)
+        if (!PeekTcp(*p, tcp))
         {
             return;
         }
-        if (tcp.GetFlags() & TcpHeader::SYN)
+        if (tcp.flags & TcpHeader::SYN)
         {
             c.synDrops += 1;
         }
-        else if (p->GetSize() == tcp.GetSerializedSize())
+        else if (p->GetSize() == tcp.headerBytes)
         {
             c.ackOnlyDrops += 1;
         }

@@ -12,6 +12,7 @@
 #pragma once
 #include "fast_demux.h"
 #include "flow_stats.h"
+#include "switches.h"
 
 #include "ns3/internet-module.h"
 #include "ns3/string.h"
@@ -490,6 +491,21 @@ class AqmTcpSocket : public TcpSocketBase
 };
 
 /// How to build a socket: congestion control, recovery and attribute values.
+/// Whether MakeTcpSocket sets a profile's attributes from values parsed once per profile
+/// (AQMLAB_FAST_ATTRIBUTES=0: from the strings, per socket, as SetAttribute does). In web
+/// runs, which create a socket per connection, the name lookups and string parsing of the
+/// ~20 attributes took ~10 % of the run.
+inline bool& FastAttributesEnabled()
+{
+    static bool on = EnvSwitch("AQMLAB_FAST_ATTRIBUTES", true);
+    return on;
+}
+
+inline void SetFastAttributes(bool on)
+{
+    FastAttributesEnabled() = on;
+}
+
 struct TcpProfile
 {
     std::string congestion = "ns3::TcpNewReno";
@@ -498,6 +514,49 @@ struct TcpProfile
     double rttAlpha = 0.125;
     double rttBeta = 0.25;
     std::vector<std::pair<std::string, std::string>> attributes; // TcpSocket(Base) attributes
+
+    /// An attribute as ObjectBase::SetAttribute finds and checks it: its accessor and the
+    /// value its checker makes of the string.
+    struct Resolved
+    {
+        Ptr<const AttributeAccessor> accessor;
+        Ptr<AttributeValue> value;
+    };
+
+    /// `attributes` resolved for objects of type `tid` (once); nullptr if one of them does
+    /// not resolve (SetAttribute then reports it).
+    const std::vector<Resolved>* ResolvedFor(TypeId tid) const
+    {
+        if (!m_resolvedOk || m_resolvedTid != tid)
+        {
+            m_resolved.clear();
+            m_resolvedTid = tid;
+            m_resolvedOk = true;
+            for (const auto& [name, value] : attributes)
+            {
+                TypeId::AttributeInformation info;
+                if (!tid.LookupAttributeByName(name, &info) || !(info.flags & TypeId::ATTR_SET) ||
+                    !info.accessor->HasSetter())
+                {
+                    m_resolvedOk = false;
+                    break;
+                }
+                Ptr<AttributeValue> v = info.checker->CreateValidValue(StringValue(value));
+                if (!v)
+                {
+                    m_resolvedOk = false;
+                    break;
+                }
+                m_resolved.push_back(Resolved{info.accessor, v});
+            }
+        }
+        return m_resolvedOk ? &m_resolved : nullptr;
+    }
+
+  private:
+    mutable std::vector<Resolved> m_resolved;
+    mutable TypeId m_resolvedTid;
+    mutable bool m_resolvedOk = false;
 };
 
 /// Create an AqmTcpSocket on `node` configured by `profile` (as TcpL4Protocol would).
@@ -520,9 +579,15 @@ MakeTcpSocket(Ptr<Node> node, const TcpProfile& profile)
     s->SetCongestionControlAlgorithm(cc.Create<TcpCongestionOps>());
     s->SetRecoveryAlgorithm(rec.Create<TcpRecoveryOps>());
     s->SetReno(profile.reno);
-    for (const auto& [name, value] : profile.attributes)
+    const auto* resolved =
+        FastAttributesEnabled() ? profile.ResolvedFor(s->GetInstanceTypeId()) : nullptr;
+    for (size_t i = 0; i < profile.attributes.size(); ++i)
     {
-        s->SetAttribute(name, StringValue(value));
+        // ObjectBase::SetAttribute without the lookup and parsing; it reports any failure
+        if (!resolved || !(*resolved)[i].accessor->Set(PeekPointer(s), *(*resolved)[i].value))
+        {
+            s->SetAttribute(profile.attributes[i].first, StringValue(profile.attributes[i].second));
+        }
     }
     tcp->AddSocket(s);
     return s;

@@ -1,0 +1,81 @@
+"""Two speed-ups of aqmlab's own per-connection and per-packet code change cost, never
+results: socket attributes parsed once per TCP profile instead of per socket
+(AQMLAB_FAST_ATTRIBUTES, cpp/tcp_socket.h), and TCP ports, flags and header length read
+from the header's bytes instead of deserializing it with its options (AQMLAB_RAW_HEADERS,
+cpp/tcp_peek.h: the demultiplexer, probes, flow registry, drop list and delay channel).
+Each run with both off must equal the run with both on, table for table."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from aqmlab.scenario import Bulk, DropTail, Dumbbell, Link, RunControl, Scenario, Tcp
+
+pytestmark = pytest.mark.ns3
+EXAMPLES = Path(__file__).parents[2] / "examples"
+TABLES = ("flows", "queues", "queue_ts", "links", "requests")
+TIMING = ["run_cpu_s", "wall_s"]
+
+
+def both(simulate, scenario):
+    """Results with both speed-ups off, then on."""
+    from aqmlab.ns3 import native
+
+    cpp = native.load()
+    try:
+        cpp.SetFastAttributes(False)
+        cpp.SetRawHeaders(False)
+        slow = simulate(scenario)
+    finally:
+        cpp.SetFastAttributes(True)
+        cpp.SetRawHeaders(True)
+    return slow, simulate(scenario)
+
+
+def assert_same(a, b) -> None:
+    assert a.meta["events"] == b.meta["events"]
+    for name in TABLES:
+        pd.testing.assert_frame_equal(getattr(a, name), getattr(b, name), check_exact=True)
+    pd.testing.assert_frame_equal(a.summary.drop(columns=TIMING), b.summary.drop(columns=TIMING),
+                                  check_exact=True)
+
+
+def test_two_way_web_ared_ecn_identical(simulate):
+    """PackMime both ways over ARED+ECN at 105 %: a socket per connection, SYN and ACK
+    drops and ECN marks counted by the probes, per-connection delays on the clouds' links."""
+    sc = Scenario.load(EXAMPLES / "weigle_ecn_ared_105.toml").replace(
+        **{"run.duration": "15s", "run.warmup": "5s", "run.stop_after_responses": None,
+           "run.sample_interval": "1s"})
+    slow, fast = both(simulate, sc)
+    q = fast.queues.iloc[0]
+    assert len(fast.requests) > 2000 and q.marks > 0 and q.drops > 0
+    assert_same(slow, fast)
+
+
+def test_browsing_with_timestamps_identical(simulate):
+    """Christiansen's browsing users over RED 30/90 (TCP timestamps on every segment, so
+    each deserialized header carries options)."""
+    sc = Scenario.load(EXAMPLES / "christiansen_red_90.toml").replace(
+        **{"run.duration": "20s", "run.warmup": "5s"})
+    assert sc.tcp.timestamps
+    slow, fast = both(simulate, sc)
+    assert len(fast.requests) > 1000
+    assert_same(slow, fast)
+
+
+def test_drop_list_identical(simulate):
+    """A deterministic drop list counts data packets (header length) at the bottleneck."""
+    sc = Scenario(
+        name="raw-headers-droplist",
+        topology=Dumbbell(bottleneck=Link(rate="10Mbps", delay="10ms"),
+                          access=Link(rate="100Mbps", delay="1ms"),
+                          forward_queue=DropTail(limit="100p", drop_packets=(30, 32, 35))),
+        tcp=Tcp(variant="newreno"),
+        traffic=[Bulk(flows=1)],
+        run=RunControl(duration="2s", sample_interval=None))
+    slow, fast = both(simulate, sc)
+    assert fast.queues.iloc[0].drops == 3
+    assert_same(slow, fast)
