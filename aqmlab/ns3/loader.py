@@ -4,7 +4,8 @@ Only the modules aqmlab needs are parsed (core, network, internet, point-to-poin
 traffic-control, applications, flow-monitor), which takes ~1.8 s of CPU instead of
 ~8 s for ``from ns import ns``. The official 3.44 loader globs the working directory
 recursively; this one never looks at the working directory. It first loads
-``socket_tables`` (O(1) socket bookkeeping, see that module). Cling's harmless
+``socket_tables`` (O(1) socket bookkeeping) and ``object_memo`` (object construction and
+trace lookup memos), see those modules. Cling's harmless
 "Failed to materialize symbols ... g_timeInitHelper" noise is filtered from stderr.
 """
 
@@ -20,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from aqmlab.errors import Ns3UnavailableError
-from aqmlab.ns3 import socket_tables
+from aqmlab.ns3 import object_memo, socket_tables
 
 NS3_VERSION = "3.44"
 #: Modules in dependency order (a module's libraries need the ones before it).
@@ -86,6 +87,7 @@ def _load() -> Any:
             raise Ns3UnavailableError(
                 f"ns-3 module {m!r} is missing from {lib} (need ns3=={NS3_VERSION}.*)")
     # before any ns-3 library, so that the wheel's calls bind to its O(1) bookkeeping
+    object_memo.load(prefix, NS3_VERSION)  # links only ns-3's core: first
     socket_tables.load(prefix, NS3_VERSION)
     with filtered_stderr():
         import cppyy  # noqa: PLC0415  (the only place cppyy is imported)

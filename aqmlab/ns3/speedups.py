@@ -23,6 +23,9 @@ SWITCHES: dict[str, str] = {
                               "(cpp/tcp_socket.h)",
     "AQMLAB_RAW_HEADERS": "aqmlab's code reads TCP ports, flags and header length from the "
                           "header's bytes instead of deserializing it (cpp/tcp_peek.h)",
+    "AQMLAB_FAST_CONSTRUCT": "ns-3 Objects built from a per-TypeId memo of their attributes "
+                             "(cpp/object_memo.cc)",
+    "AQMLAB_TRACE_MEMO": "trace sources found by name once per TypeId (cpp/object_memo.cc)",
 }
 
 
@@ -38,7 +41,10 @@ def all_off() -> dict[str, str]:
 
 def active(cpp: Any) -> dict[str, bool]:
     """Which of the C++ header speed-ups this process uses (``cpp``: the aqmlab namespace)."""
-    return {"fast_routing": bool(cpp.FastRoutingEnabled()),
+    from aqmlab.ns3 import object_memo  # noqa: PLC0415
+
+    return {**object_memo.enabled(),
+            "fast_routing": bool(cpp.FastRoutingEnabled()),
             "direct_rx": bool(cpp.DirectRxEnabled()),
             "fast_attributes": bool(cpp.FastAttributesEnabled()),
             "raw_headers": bool(cpp.RawHeadersEnabled())}

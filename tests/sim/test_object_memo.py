@@ -1,0 +1,66 @@
+"""The object-system memos (aqmlab/ns3/cpp/object_memo.cc) change speed, never results: the
+wheel's own object construction and trace connections bind to them, and a process without
+them (AQMLAB_FAST_CONSTRUCT=0 AQMLAB_TRACE_MEMO=0: ns-3's scans) simulates the same runs."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from aqmlab.scenario import Scenario
+
+pytestmark = pytest.mark.ns3
+EXAMPLES = Path(__file__).parents[2] / "examples"
+TABLES = ("flows", "queues", "queue_ts", "links", "requests")
+TIMING = ["run_cpu_s", "wall_s"]
+
+
+def browsing() -> Scenario:
+    """Christiansen's users over RED: a socket per object fetched, timestamps on every
+    segment (an option Object per deserialized header)."""
+    return Scenario.load(EXAMPLES / "christiansen_red_90.toml").replace(
+        **{"run.duration": "15s", "run.warmup": "5s"})
+
+
+def test_wheel_calls_bind_to_the_memos(simulate):
+    """Objects built and traces connected inside the wheel (sockets, buffers, TCP options)
+    go through the memos: nonzero counts prove the interposition."""
+    from aqmlab.ns3 import native, object_memo
+
+    native.load()
+    if not object_memo.active():
+        pytest.skip("object memo not loaded (no g++, or both switches at 0)")
+    before = object_memo.calls()
+    res = simulate(browsing())
+    grew = {k: v - before[k] for k, v in object_memo.calls().items()}
+    assert res.meta["fast_construct"] is True and res.meta["trace_memo"] is True
+    # per fetched object: two sockets (client, forked server) with their parts, options
+    assert grew["construct"] > 10 * len(res.requests)
+    assert grew["trace_hits"] > 10 * len(res.requests)
+
+
+def test_identical_without_the_memos(simulate, tmp_path):
+    toml = tmp_path / "browsing.toml"
+    browsing().save(toml)
+    env = {**os.environ, "AQMLAB_FAST_CONSTRUCT": "0", "AQMLAB_TRACE_MEMO": "0"}
+    out = tmp_path / "off"
+    subprocess.run([sys.executable, "-m", "aqmlab", "run", str(toml), "--out", str(out),
+                    "--in-process"], check=True, env=env, cwd=tmp_path, capture_output=True,
+                   text=True)
+    meta = json.loads((out / "meta.json").read_text())
+    assert meta["fast_construct"] is False and meta["trace_memo"] is False
+    fast = simulate(browsing())
+    assert len(fast.requests) > 1000
+    assert meta["events"] == fast.meta["events"]
+    for name in TABLES:
+        pd.testing.assert_frame_equal(pd.read_parquet(out / f"{name}.parquet"),
+                                      getattr(fast, name), check_exact=True)
+    pd.testing.assert_frame_equal(
+        pd.read_parquet(out / "summary.parquet").drop(columns=TIMING),
+        fast.summary.drop(columns=TIMING), check_exact=True)
