@@ -7,6 +7,10 @@ with side indexes and the same results. It is compiled once by g++ against the w
 headers into a cache folder and loaded before the wheel's libraries, so that their calls
 bind to it (ELF interposition). Without g++, or with ``AQMLAB_SOCKET_TABLES=0``, ns-3's own
 functions run: same results, slower.
+
+The same library carries ``cpp/spf_index.cc`` (O(1) link records while ns-3's global routing
+computes routes; ``AQMLAB_SPF_INDEX=0`` turns just that off): every library that replaces
+members of ``libns3-internet`` must be loaded before it, so they are one library.
 """
 
 from __future__ import annotations
@@ -21,17 +25,22 @@ import warnings
 from importlib import resources
 from pathlib import Path
 
-__all__ = ["FUNCTIONS", "load", "active", "calls", "reset", "library_path"]
+__all__ = ["FUNCTIONS", "load", "active", "calls", "spf_index_calls", "reset", "library_path"]
 
 SOURCE = "socket_tables.cc"
+#: Every source compiled into the library.
+SOURCES = (SOURCE, "spf_index.cc")
 LIB = "libaqmlab_socket_tables.so"
 _FLAGS = ("-std=c++20", "-O2", "-fPIC", "-shared", "-DNS3_LOG_ENABLE", "-DNS3_ASSERT_ENABLE",
           "-DNS3_BUILD_PROFILE_RELEASE")
 #: Only the interposed members and the two C entry points leave the library.
 _EXPORTS = """{
   global:
-    extern "C++" { ns3::TcpL4Protocol::*; ns3::Ipv4EndPointDemux::*; };
+    extern "C++" { ns3::TcpL4Protocol::*; ns3::Ipv4EndPointDemux::*;
+                   ns3::GlobalRoutingLSA::GetLinkRecord*;
+                   ns3::GlobalRouteManager::InitializeRoutes*; };
     aqmlab_socket_tables_*;
+    aqmlab_spf_index_*;
   local: *;
 };
 """
@@ -52,8 +61,9 @@ def _key(source: bytes, prefix: Path, version: str) -> str:
 
 def library_path(prefix: Path, version: str) -> Path | None:
     """The compiled library for this wheel, built if missing; None if it cannot be built."""
-    source = (Path(str(resources.files("aqmlab.ns3") / "cpp")) / SOURCE).read_bytes()
-    out = _cache_dir() / "native" / _key(source, prefix, version) / LIB
+    cpp = Path(str(resources.files("aqmlab.ns3") / "cpp"))
+    sources = {name: (cpp / name).read_bytes() for name in SOURCES}
+    out = _cache_dir() / "native" / _key(b"".join(sources.values()), prefix, version) / LIB
     if out.exists():
         return out
     gxx = shutil.which(os.environ.get("CXX", "g++"))
@@ -63,12 +73,14 @@ def library_path(prefix: Path, version: str) -> Path | None:
         return None
     out.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=out.parent) as tmp:
-        src, exports, lib = Path(tmp) / SOURCE, Path(tmp) / "exports.map", Path(tmp) / LIB
-        src.write_bytes(source)
+        exports, lib = Path(tmp) / "exports.map", Path(tmp) / LIB
+        for name, text in sources.items():
+            (Path(tmp) / name).write_bytes(text)
         exports.write_text(_EXPORTS)
         libdir = prefix / "lib64"
-        cmd = [gxx, *_FLAGS, f"-I{prefix / 'include'}", str(src), f"-L{libdir}",
-               *(f"-lns{version}-{m}" for m in ("internet", "network", "core")),
+        cmd = [gxx, *_FLAGS, f"-I{prefix / 'include'}", *(str(Path(tmp) / n) for n in SOURCES),
+               f"-L{libdir}", *(f"-lns{version}-{m}" for m in ("internet", "network", "core")),
+               "-ldl",
                f"-Wl,-rpath,{libdir}", f"-Wl,--version-script,{exports}", "-o", str(lib)]
         done = subprocess.run(cmd, capture_output=True, text=True, check=False)
         if done.returncode != 0:
@@ -120,6 +132,15 @@ def calls() -> dict[str, int]:
     """How many times each interposed function ran in this process (zeros if not loaded)."""
     return {name: int(_lib.aqmlab_socket_tables_calls(i)) if _lib is not None else 0
             for i, name in enumerate(FUNCTIONS)}
+
+
+def spf_index_calls() -> dict[str, int]:
+    """Link records answered from the SPF index, and indexes built, in this process."""
+    if _lib is None:
+        return {"records": 0, "indexes": 0}
+    f = _lib.aqmlab_spf_index_calls
+    f.restype, f.argtypes = ctypes.c_uint64, [ctypes.c_int]
+    return {"records": int(f(0)), "indexes": int(f(1))}
 
 
 def reset() -> None:

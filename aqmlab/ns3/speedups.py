@@ -26,6 +26,8 @@ SWITCHES: dict[str, str] = {
     "AQMLAB_FAST_CONSTRUCT": "ns-3 Objects built from a per-TypeId memo of their attributes "
                              "(cpp/object_memo.cc)",
     "AQMLAB_TRACE_MEMO": "trace sources found by name once per TypeId (cpp/object_memo.cc)",
+    "AQMLAB_SPF_INDEX": "O(1) link records while global routing computes the routes "
+                        "(cpp/spf_index.cc, in the socket-tables library)",
 }
 
 
@@ -41,9 +43,10 @@ def all_off() -> dict[str, str]:
 
 def active(cpp: Any) -> dict[str, bool]:
     """Which of the C++ header speed-ups this process uses (``cpp``: the aqmlab namespace)."""
-    from aqmlab.ns3 import object_memo  # noqa: PLC0415
+    from aqmlab.ns3 import object_memo, socket_tables  # noqa: PLC0415
 
     return {**object_memo.enabled(),
+            "spf_index": socket_tables.active() and not switched_off("AQMLAB_SPF_INDEX"),
             "fast_routing": bool(cpp.FastRoutingEnabled()),
             "direct_rx": bool(cpp.DirectRxEnabled()),
             "fast_attributes": bool(cpp.FastAttributesEnabled()),
