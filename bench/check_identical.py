@@ -10,8 +10,9 @@ once on the *new* path (switches unset); the order alternates between rounds. Ev
 table the two runs write must be equal, value for value (``check_exact``), and so must the
 run statistics in ``meta.json`` (events, end time, sockets open at the end); only the
 summary's CPU and wall seconds may differ. Printed per
-scenario: events, ``Simulator::Run`` CPU seconds of each path and their ratio (a speed
-indication only: one child per path per round on a shared machine).
+scenario: events, ``Simulator::Run`` CPU seconds of each path and their ratio, and the
+set-up wall seconds (plan and build, before ``Run``) of each (a speed indication only: the
+fastest of ``--rounds`` children per path on a shared machine).
 
 Without scenario files, a built-in sample (shortened) is checked: a bulk RED dumbbell with
 many hosts, Qiu's T1 dumbbell with 300 Reno flows on 300 senders, two-way PackMime over
@@ -125,6 +126,7 @@ def check(tomls: list[Path], off: dict[str, str], rounds: int, work: Path) -> li
     rows = []
     for toml in tomls:
         cpu: dict[str, list[float]] = {"old": [], "new": []}
+        setup: dict[str, list[float]] = {"old": [], "new": []}
         bad: list[str] = []
         events = None
         for r in range(rounds):
@@ -133,15 +135,18 @@ def check(tomls: list[Path], off: dict[str, str], rounds: int, work: Path) -> li
                 dirs[path] = work / f"{toml.stem}-{path}-{r}"
                 meta = run_child(toml, dirs[path], off if path == "old" else {})
                 cpu[path].append(float(meta["run_cpu_s"]))
+                setup[path].append(float(meta["build_wall_s"]))
                 events = meta["events"]
             bad += differences(dirs["old"], dirs["new"])
         old, new = min(cpu["old"]), min(cpu["new"])
+        so, sn = min(setup["old"]), min(setup["new"])
         rows.append({"scenario": toml.stem, "events": events, "old_cpu_s": old,
                      "new_cpu_s": new, "speedup": old / new if new else float("nan"),
+                     "old_setup_wall_s": so, "new_setup_wall_s": sn,
                      "identical": not bad, "differences": bad})
         print(f"{toml.stem:24s} {events:>12,.0f} events  Run CPU-s old {old:7.2f}  new "
-              f"{new:7.2f}  {old / new:5.2f}x  identical: {'yes' if not bad else 'NO'}",
-              flush=True)
+              f"{new:7.2f}  {old / new:5.2f}x  (set-up wall s {so:5.2f} / {sn:5.2f})  "
+              f"identical: {'yes' if not bad else 'NO'}", flush=True)
         for line in bad[:10]:
             print(f"    {line}")
     return rows

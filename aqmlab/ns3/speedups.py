@@ -28,6 +28,8 @@ SWITCHES: dict[str, str] = {
     "AQMLAB_TRACE_MEMO": "trace sources found by name once per TypeId (cpp/object_memo.cc)",
     "AQMLAB_SPF_INDEX": "O(1) link records while global routing computes the routes "
                         "(cpp/spf_index.cc, in the socket-tables library)",
+    "AQMLAB_FILL_ONCE": "applications fill a send buffer with one Send, not a loop of "
+                        "small ones (cpp/apps.h, cpp/web.h)",
 }
 
 
@@ -50,4 +52,5 @@ def active(cpp: Any) -> dict[str, bool]:
             "fast_routing": bool(cpp.FastRoutingEnabled()),
             "direct_rx": bool(cpp.DirectRxEnabled()),
             "fast_attributes": bool(cpp.FastAttributesEnabled()),
-            "raw_headers": bool(cpp.RawHeadersEnabled())}
+            "raw_headers": bool(cpp.RawHeadersEnabled()),
+            "fill_once": bool(cpp.FillOnceEnabled())}

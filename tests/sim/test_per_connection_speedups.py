@@ -1,9 +1,11 @@
-"""Two speed-ups of aqmlab's own per-connection and per-packet code change cost, never
+"""Three speed-ups of aqmlab's own per-connection and per-packet code change cost, never
 results: socket attributes parsed once per TCP profile instead of per socket
-(AQMLAB_FAST_ATTRIBUTES, cpp/tcp_socket.h), and TCP ports, flags and header length read
-from the header's bytes instead of deserializing it with its options (AQMLAB_RAW_HEADERS,
-cpp/tcp_peek.h: the demultiplexer, probes, flow registry, drop list and delay channel).
-Each run with both off must equal the run with both on, table for table."""
+(AQMLAB_FAST_ATTRIBUTES, cpp/tcp_socket.h); TCP ports, flags and header length read from
+the header's bytes instead of deserializing it with its options (AQMLAB_RAW_HEADERS,
+cpp/tcp_peek.h: the demultiplexer, probes, flow registry, drop list and delay channel);
+applications filling a send buffer with one Send instead of a loop of small ones
+(AQMLAB_FILL_ONCE, cpp/apps.h and web.h). Each run with all three off must equal the run
+with all three on, table for table."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from aqmlab.scenario import Bulk, DropTail, Dumbbell, Link, RunControl, Scenario, Tcp
+from aqmlab.scenario import Bulk, DropTail, Dumbbell, Link, RunControl, Scenario, Tcp, Transfers
 
 pytestmark = pytest.mark.ns3
 EXAMPLES = Path(__file__).parents[2] / "examples"
@@ -21,17 +23,18 @@ TIMING = ["run_cpu_s", "wall_s"]
 
 
 def both(simulate, scenario):
-    """Results with both speed-ups off, then on."""
+    """Results with the three speed-ups off, then on."""
     from aqmlab.ns3 import native
 
     cpp = native.load()
+    switches = (cpp.SetFastAttributes, cpp.SetRawHeaders, cpp.SetFillOnce)
     try:
-        cpp.SetFastAttributes(False)
-        cpp.SetRawHeaders(False)
+        for switch in switches:
+            switch(False)
         slow = simulate(scenario)
     finally:
-        cpp.SetFastAttributes(True)
-        cpp.SetRawHeaders(True)
+        for switch in switches:
+            switch(True)
     return slow, simulate(scenario)
 
 
@@ -78,4 +81,22 @@ def test_drop_list_identical(simulate):
         run=RunControl(duration="2s", sample_interval=None))
     slow, fast = both(simulate, sc)
     assert fast.queues.iloc[0].drops == 3
+    assert_same(slow, fast)
+
+
+def test_transfers_and_bulk_fill_identical(simulate):
+    """Finite transfers smaller and larger than the 64 kB send buffer beside unlimited
+    flows: first fills, refills as ACKs free space, the last partial piece, the close."""
+    sc = Scenario(
+        name="fill-once",
+        topology=Dumbbell(senders=4, receivers=4, bottleneck=Link(rate="10Mbps", delay="10ms"),
+                          access=Link(rate="100Mbps", delay="1ms"),
+                          forward_queue=DropTail(limit="50p")),
+        tcp=Tcp(variant="newreno", snd_buffer="64kB"),
+        traffic=[Transfers(count=4, size=("3kB", "70001B", "250kB", "1MB")),
+                 Bulk(flows=4, start_spread="0.5s")],
+        run=RunControl(duration="4s", sample_interval="0.5s", stop_when_done=False))
+    slow, fast = both(simulate, sc)
+    assert fast.flows.completed.iloc[:3].all()  # 3 kB, 70 kB (one byte over a refill), 250 kB
+    assert fast.queues.iloc[0].drops > 0
     assert_same(slow, fast)

@@ -52,6 +52,24 @@ class ByteSender
             return;
         }
         auto& [left, close] = it->second;
+        if (FillOnceEnabled() && left > 0)
+        {
+            const double n = FillTotal(left, s->GetTxAvailable(), 16384);
+            if (n <= 0)
+            {
+                return;
+            }
+            const int sent = s->Send(Create<Packet>(static_cast<uint32_t>(n)), 0);
+            if (sent <= 0)
+            {
+                return;
+            }
+            left -= sent;
+            if (left > 0)
+            {
+                return; // the loop would stop here too: too little space for a piece
+            }
+        }
         while (left > 0)
         {
             const uint32_t n = static_cast<uint32_t>(std::min<double>(left, 16384));
