@@ -330,8 +330,10 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     out = args.out.resolve()
     # the native replayer links the wheel alone: compare like with like, ns-3's own socket
-    # bookkeeping on both sides (bench_socket_tables.py measures the tables)
-    os.environ.setdefault("AQMLAB_SOCKET_TABLES", "0")
+    # bookkeeping and object construction on both sides (bench_socket_tables.py and
+    # bench_hosts.py measure those libraries)
+    for switch in ("AQMLAB_SOCKET_TABLES", "AQMLAB_FAST_CONSTRUCT", "AQMLAB_TRACE_MEMO"):
+        os.environ.setdefault(switch, "0")
     ensure_binary(args.rebuild)
     with tempfile.TemporaryDirectory(prefix="aqmlab_bench_") as workdir:
         os.chdir(workdir)  # ns-3 must never be imported with a large working directory

@@ -9,8 +9,10 @@ bind to it (ELF interposition). Without g++, or with ``AQMLAB_SOCKET_TABLES=0``,
 functions run: same results, slower.
 
 The same library carries ``cpp/spf_index.cc`` (O(1) link records while ns-3's global routing
-computes routes; ``AQMLAB_SPF_INDEX=0`` turns just that off): every library that replaces
-members of ``libns3-internet`` must be loaded before it, so they are one library.
+computes routes; ``AQMLAB_SPF_INDEX=0`` turns just that off) and ``cpp/per_packet_memo.cc``
+(TCP options built directly, transmission times remembered; ``AQMLAB_FAST_OPTIONS=0``,
+``AQMLAB_TX_TIME_MEMO=0``): every library that replaces members of ``libns3-internet`` or
+``-network`` must be loaded before them, so they are one library.
 """
 
 from __future__ import annotations
@@ -25,11 +27,11 @@ import warnings
 from importlib import resources
 from pathlib import Path
 
-__all__ = ["FUNCTIONS", "load", "active", "calls", "spf_index_calls", "reset", "library_path"]
+__all__ = ["FUNCTIONS", "load", "active", "calls", "spf_index_calls", "per_packet_memo_calls", "reset", "library_path"]
 
 SOURCE = "socket_tables.cc"
 #: Every source compiled into the library.
-SOURCES = (SOURCE, "spf_index.cc")
+SOURCES = (SOURCE, "spf_index.cc", "per_packet_memo.cc")
 LIB = "libaqmlab_socket_tables.so"
 _FLAGS = ("-std=c++20", "-O2", "-fPIC", "-shared", "-DNS3_LOG_ENABLE", "-DNS3_ASSERT_ENABLE",
           "-DNS3_BUILD_PROFILE_RELEASE")
@@ -38,9 +40,11 @@ _EXPORTS = """{
   global:
     extern "C++" { ns3::TcpL4Protocol::*; ns3::Ipv4EndPointDemux::*;
                    ns3::GlobalRoutingLSA::GetLinkRecord*;
-                   ns3::GlobalRouteManager::InitializeRoutes*; };
+                   ns3::GlobalRouteManager::InitializeRoutes*;
+                   ns3::TcpOption::CreateOption*; ns3::DataRate::CalculateBytesTxTime*; };
     aqmlab_socket_tables_*;
     aqmlab_spf_index_*;
+    aqmlab_per_packet_memo_*;
   local: *;
 };
 """
@@ -141,6 +145,15 @@ def spf_index_calls() -> dict[str, int]:
     f = _lib.aqmlab_spf_index_calls
     f.restype, f.argtypes = ctypes.c_uint64, [ctypes.c_int]
     return {"records": int(f(0)), "indexes": int(f(1))}
+
+
+def per_packet_memo_calls() -> dict[str, int]:
+    """TCP options built directly, and transmission times answered from the memo."""
+    if _lib is None:
+        return {"options": 0, "tx_times": 0}
+    f = _lib.aqmlab_per_packet_memo_calls
+    f.restype, f.argtypes = ctypes.c_uint64, [ctypes.c_int]
+    return {"options": int(f(0)), "tx_times": int(f(1))}
 
 
 def reset() -> None:

@@ -30,6 +30,10 @@ SWITCHES: dict[str, str] = {
                         "(cpp/spf_index.cc, in the socket-tables library)",
     "AQMLAB_FILL_ONCE": "applications fill a send buffer with one Send, not a loop of "
                         "small ones (cpp/apps.h, cpp/web.h)",
+    "AQMLAB_FAST_OPTIONS": "TCP options of deserialized headers built without an "
+                           "ObjectFactory (cpp/per_packet_memo.cc, socket-tables library)",
+    "AQMLAB_TX_TIME_MEMO": "transmission times remembered per (rate, size) "
+                           "(cpp/per_packet_memo.cc, socket-tables library)",
 }
 
 
@@ -48,7 +52,8 @@ def active(cpp: Any) -> dict[str, bool]:
     from aqmlab.ns3 import object_memo, socket_tables  # noqa: PLC0415
 
     return {**object_memo.enabled(),
-            "spf_index": socket_tables.active() and not switched_off("AQMLAB_SPF_INDEX"),
+            **{name: socket_tables.active() and not switched_off(f"AQMLAB_{name.upper()}")
+               for name in ("spf_index", "fast_options", "tx_time_memo")},
             "fast_routing": bool(cpp.FastRoutingEnabled()),
             "direct_rx": bool(cpp.DirectRxEnabled()),
             "fast_attributes": bool(cpp.FastAttributesEnabled()),
