@@ -35,7 +35,7 @@ from bench_core import dumbbell  # noqa: E402  (bench/ is not a package)
 from check_identical import differences, run_child  # noqa: E402
 
 #: The speed-ups of issue 31 (the old path sets each to 0).
-SPEEDUPS = ("AQMLAB_FAST_ROUTING", "AQMLAB_DIRECT_RX", "AQMLAB_FAST_ATTRIBUTES",
+SPEEDUPS = ("AQMLAB_FAST_ROUTING", "AQMLAB_ROUTE_INDEX", "AQMLAB_DIRECT_RX", "AQMLAB_FAST_ATTRIBUTES",
             "AQMLAB_RAW_HEADERS", "AQMLAB_FAST_CONSTRUCT", "AQMLAB_TRACE_MEMO",
             "AQMLAB_SPF_INDEX", "AQMLAB_FILL_ONCE", "AQMLAB_FAST_OPTIONS",
             "AQMLAB_TX_TIME_MEMO")

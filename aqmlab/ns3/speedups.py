@@ -16,6 +16,9 @@ SWITCHES: dict[str, str] = {
     "AQMLAB_SOCKET_TABLES": "O(1) socket and endpoint bookkeeping (cpp/socket_tables.cc)",
     "AQMLAB_FAST_ROUTING": "memoised local-address test and routes per destination at each "
                            "node (cpp/fast_routing.h)",
+    "AQMLAB_ROUTE_INDEX": "a node's first route to a destination from hash indexes of the "
+                          "static and global route lists, not a scan (cpp/route_index.h; "
+                          "'verify' asks both and counts disagreements)",
     "AQMLAB_DIRECT_RX": "point-to-point devices hand IPv4 packets straight to IPv4, "
                         "without the node's and traffic control's handler scans "
                         "(cpp/direct_rx.h)",
@@ -55,6 +58,7 @@ def active(cpp: Any) -> dict[str, bool]:
             **{name: socket_tables.active() and not switched_off(f"AQMLAB_{name.upper()}")
                for name in ("spf_index", "fast_options", "tx_time_memo")},
             "fast_routing": bool(cpp.FastRoutingEnabled()),
+            "route_index": int(cpp.RouteIndexMode()) != 0,
             "direct_rx": bool(cpp.DirectRxEnabled()),
             "fast_attributes": bool(cpp.FastAttributesEnabled()),
             "raw_headers": bool(cpp.RawHeadersEnabled()),

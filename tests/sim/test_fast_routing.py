@@ -1,8 +1,9 @@
-"""FastListRouting (aqmlab/ns3/cpp/fast_routing.h) and DirectRx (cpp/direct_rx.h) change
-speed, never results: runs with ns-3's scans (each switched off in this process) give the
-same tables and event counts as with them, on routers with many interfaces, on a chain of
-routers, and under two-way web traffic; AQMLAB_FAST_ROUTING=0 / AQMLAB_DIRECT_RX=0 switch
-them off in a new process."""
+"""FastListRouting (aqmlab/ns3/cpp/fast_routing.h), its route indexes (cpp/route_index.h)
+and DirectRx (cpp/direct_rx.h) change speed, never results: runs with ns-3's scans (each
+switched off in this process) give the same tables and event counts as with them, on
+routers with many interfaces, on a chain of routers, and under two-way web traffic; the
+indexes agree with ns-3's lookups on every destination asked; AQMLAB_FAST_ROUTING=0 /
+AQMLAB_DIRECT_RX=0 switch them off in a new process."""
 
 from __future__ import annotations
 
@@ -73,6 +74,35 @@ def test_router_fanout_identical(simulate):
     assert_same(slow, fast)
     assert_same(slow, with_switches(simulate, sc, True, False))
     assert_same(slow, with_switches(simulate, sc, False, True))
+
+
+def test_route_indexes_agree_with_ns3(simulate):
+    """In verify mode every first lookup of a destination asks both the index and the
+    protocol: no disagreement on a 151-interface router, a chain of four routers, or the
+    web dumbbell; and runs with indexes give ns-3's tables."""
+    from aqmlab.ns3 import native
+
+    cpp = native.load()
+    lot = Scenario.load(EXAMPLES / "parking_lot.toml").replace(
+        **{"run.duration": "3s", "run.warmup": "1s"})
+    web = Scenario.load(EXAMPLES / "weigle_droptail_80.toml").replace(
+        **{"run.duration": "4s", "run.warmup": "1s", "run.stop_after_responses": None})
+    fanout = many_hosts().replace(**{"run.duration": "3s", "run.warmup": "1s"})
+    asked, wrong = int(cpp.RouteIndexCount(0)), int(cpp.RouteIndexCount(1))
+    try:
+        cpp.SetRouteIndexMode(2)
+        for sc in (fanout, lot, web):
+            simulate(sc)
+    finally:
+        cpp.SetRouteIndexMode(1)
+    assert int(cpp.RouteIndexCount(0)) - asked > 600  # 300 hosts' and both routers' dests
+    assert int(cpp.RouteIndexCount(1)) == wrong
+    try:
+        cpp.SetRouteIndexMode(0)
+        slow = simulate(lot)
+    finally:
+        cpp.SetRouteIndexMode(1)
+    assert_same(slow, simulate(lot))
 
 
 def test_parking_lot_identical(simulate):

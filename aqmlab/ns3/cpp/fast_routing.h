@@ -16,15 +16,19 @@
 //    output interface (what their RouteInput forwards with and RouteOutput(oif = 0)
 //    returns), asked once and handed out as a fresh copy each time.
 // Both are dropped when the node's interfaces, addresses, protocols or route counts change.
+// The first answer per destination comes from hash indexes of the protocols' route lists
+// (route_index.h), which pick the entry their lookups would.
 // Multicast, a bound output interface, another protocol in the list, or random ECMP take
 // ns-3's own path. Nothing changes but the cost (tests/sim/test_fast_routing.py); aqmlab
 // never changes routes during a run (a build that did would call Invalidate()).
 #pragma once
+#include "route_index.h"
 #include "switches.h"
 
 #include "ns3/internet-module.h"
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -210,6 +214,14 @@ class FastListRouting : public Ipv4ListRouting
             {
                 entry.isStatic = true;
                 entry.st = DynamicCast<Ipv4StaticRouting>(proto);
+                if (RouteIndexMode() != 0)
+                {
+                    entry.stIndex = std::make_unique<StaticRouteIndex>();
+                    if (!entry.stIndex->Build(entry.st))
+                    {
+                        entry.stIndex.reset();
+                    }
+                }
             }
             else if (type == "ns3::Ipv4GlobalRouting")
             {
@@ -217,9 +229,14 @@ class FastListRouting : public Ipv4ListRouting
                 BooleanValue ecmp;
                 entry.gl->GetAttribute("RandomEcmpRouting", ecmp);
                 m_usable = m_usable && !ecmp.Get(); // a random pick per packet
+                if (RouteIndexMode() != 0)
+                {
+                    entry.glIndex = std::make_unique<GlobalRouteIndex>();
+                    entry.glIndex->Build(entry.gl);
+                }
             }
             m_usable = m_usable && (entry.st || entry.gl);
-            m_protocols.push_back(entry);
+            m_protocols.push_back(std::move(entry));
         }
         m_nInterfaces = m_ip->GetNInterfaces();
         for (uint32_t i = 0; i < m_nInterfaces; ++i)
@@ -244,9 +261,7 @@ class FastListRouting : public Ipv4ListRouting
             Ptr<Ipv4Route> found;
             for (const auto& p : m_protocols)
             {
-                Socket::SocketErrno err;
-                found = p.isStatic ? p.st->RouteOutput(nullptr, header, nullptr, err)
-                                   : p.gl->RouteOutput(nullptr, header, nullptr, err);
+                found = Ask(p, header);
                 if (found)
                 {
                     break;
@@ -276,7 +291,62 @@ class FastListRouting : public Ipv4ListRouting
         bool isStatic = false;
         Ptr<Ipv4StaticRouting> st;
         Ptr<Ipv4GlobalRouting> gl;
+        std::unique_ptr<StaticRouteIndex> stIndex; // null: ask the protocol
+        std::unique_ptr<GlobalRouteIndex> glIndex;
     };
+
+    /// Protocol `p`'s route for `header` without an output device: from its index, from
+    /// the protocol itself, or (verify mode) from both, counting any disagreement.
+    Ptr<Ipv4Route> Ask(const Protocol& p, const Ipv4Header& header) const
+    {
+        const bool indexed = p.isStatic ? bool(p.stIndex) : bool(p.glIndex);
+        const int mode = RouteIndexMode();
+        Ptr<Ipv4Route> mine, theirs;
+        if (indexed && mode != 0)
+        {
+            mine = FromIndex(p, header.GetDestination());
+            ++RouteIndexCount(0);
+            if (mode == 1)
+            {
+                return mine;
+            }
+        }
+        Socket::SocketErrno err;
+        theirs = p.isStatic ? p.st->RouteOutput(nullptr, header, nullptr, err)
+                            : p.gl->RouteOutput(nullptr, header, nullptr, err);
+        if (indexed && mode == 2 && !SameRoute(mine, theirs))
+        {
+            ++RouteIndexCount(1);
+        }
+        return theirs;
+    }
+
+    /// The route LookupStatic / LookupGlobal would make of the entry the index finds.
+    Ptr<Ipv4Route> FromIndex(const Protocol& p, Ipv4Address dst) const
+    {
+        const RouteRec* e = p.isStatic ? p.stIndex->Find(dst.Get()) : p.glIndex->Find(dst.Get());
+        if (!e)
+        {
+            return nullptr;
+        }
+        Ptr<Ipv4Route> r = Create<Ipv4Route>();
+        r->SetDestination(e->dest);
+        r->SetSource(p.isStatic ? m_ip->SourceAddressSelection(e->interface, e->dest)
+                                : m_ip->GetAddress(e->interface, 0).GetLocal());
+        r->SetGateway(e->gateway);
+        r->SetOutputDevice(m_ip->GetNetDevice(e->interface));
+        return r;
+    }
+
+    static bool SameRoute(const Ptr<Ipv4Route>& a, const Ptr<Ipv4Route>& b)
+    {
+        if (!a || !b)
+        {
+            return !a && !b;
+        }
+        return a->GetDestination() == b->GetDestination() && a->GetSource() == b->GetSource() &&
+               a->GetGateway() == b->GetGateway() && a->GetOutputDevice() == b->GetOutputDevice();
+    }
 
     Ptr<Ipv4> m_ip;
     bool m_valid = false, m_usable = false;
