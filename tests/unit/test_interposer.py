@@ -1,0 +1,60 @@
+"""Building and choosing an interposed library (aqmlab/ns3/interposer.py, used by
+object_memo.py); whether results stay identical is tests/sim/test_object_memo.py."""
+
+from __future__ import annotations
+
+import dataclasses
+import shutil
+import subprocess
+
+import pytest
+
+from aqmlab.ns3 import object_memo
+
+
+@pytest.fixture
+def fresh(monkeypatch, tmp_path):
+    """The object-memo library as if not loaded yet, with an empty cache."""
+    monkeypatch.setenv("AQMLAB_CACHE", str(tmp_path))
+    return dataclasses.replace(object_memo.LIBRARY), tmp_path
+
+
+def test_not_loaded_when_every_switch_is_off(fresh, monkeypatch):
+    lib, cache = fresh
+    monkeypatch.setenv("AQMLAB_FAST_CONSTRUCT", "0")
+    monkeypatch.setenv("AQMLAB_TRACE_MEMO", "0")
+    assert not lib.wanted()
+    assert lib.load(cache, "3.44") is False and lib.lib is None
+    assert not any(cache.iterdir())  # nothing compiled
+    monkeypatch.setenv("AQMLAB_TRACE_MEMO", "1")
+    assert lib.wanted()  # one part on: the library is wanted
+
+
+def test_a_failed_compile_warns(fresh, monkeypatch):
+    from aqmlab.ns3.loader import wheel_prefix
+
+    lib, cache = fresh
+    monkeypatch.setenv("CXX", "false")  # a "compiler" that always fails
+    with pytest.warns(RuntimeWarning, match="could not compile"):
+        assert lib.library_path(wheel_prefix(), "3.44") is None
+    assert not list(cache.rglob("*.so"))
+
+
+@pytest.mark.skipif(shutil.which("g++") is None or shutil.which("nm") is None,
+                    reason="needs g++ and nm")
+def test_library_exports_only_the_interposed_members(fresh):
+    from aqmlab.ns3.loader import wheel_prefix
+
+    lib, cache = fresh
+    path = lib.library_path(wheel_prefix(), "3.44")
+    assert path is not None and path.is_relative_to(cache)
+    assert lib.library_path(wheel_prefix(), "3.44") == path  # cached
+    names = subprocess.run(["nm", "-D", "--defined-only", "-C", str(path)], check=True,
+                           capture_output=True, text=True).stdout
+    symbols = [line.split(" ", 2)[2] for line in names.splitlines() if line.count(" ") >= 2]
+    wanted = ("ns3::ObjectBase::ConstructSelf", "ns3::TypeId::SetAttributeInitialValue",
+              "ns3::TypeId::LookupTraceSourceByName", "aqmlab_object_memo_")
+    for member in wanted:
+        assert any(s.startswith(member) for s in symbols)
+    # nothing else (template code, the memos) leaves the library
+    assert all(s.startswith(wanted) for s in symbols), symbols
