@@ -23,7 +23,7 @@ from aqmlab.errors import AqmlabError
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from aqmlab.run import as_scenario, run  # noqa: PLC0415
+    from aqmlab.workers import as_scenario, run  # noqa: PLC0415
 
     sc = as_scenario(args.scenario)
     if args.seed is not None:
@@ -49,7 +49,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
-    from aqmlab.run import as_scenario  # noqa: PLC0415
+    from aqmlab.workers import as_scenario  # noqa: PLC0415
 
     for path in args.scenario:
         sc = as_scenario(path)
@@ -157,11 +157,10 @@ def parse_loads(text: str) -> list[float]:
 def _cmd_calibrate(args: argparse.Namespace) -> int:
     import pandas as pd  # noqa: PLC0415
 
+    from aqmlab.campaign.calibrate import calibrate  # noqa: PLC0415
     from aqmlab.errors import ScenarioError  # noqa: PLC0415
-    from aqmlab.run import as_scenario  # noqa: PLC0415
-    from aqmlab.run.engine import LocalEngine  # noqa: PLC0415
     from aqmlab.scenario import PackMime  # noqa: PLC0415
-    from aqmlab.workload.calibration import calibrate  # noqa: PLC0415
+    from aqmlab.workers import as_scenario  # noqa: PLC0415
 
     path = Path(args.scenario)
     sc = as_scenario(str(path))
@@ -185,11 +184,7 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
     print(f"{sc.name}: calibrating traffic[{args.group}] at {len(args.loads)} loads on a "
           f"100 Mb/s bottleneck ({2 * len(args.loads)} runs, {sc.run.duration})",
           file=sys.stderr, flush=True)
-    engine = LocalEngine(workers=args.workers)
-    try:
-        table = calibrate(sc, args.loads, group=args.group, engine=engine, out=out)
-    finally:
-        engine.close()
+    table = calibrate(sc, args.loads, group=args.group, workers=args.workers, out=out)
     shown = pd.DataFrame({
         "load_%": table.load * 100, "rate_conn/s": table.rate,
         "measured_%": table.measured_load * 100,
@@ -314,8 +309,9 @@ def _cmd_figures(args: argparse.Namespace) -> int:
         print(f"total ~{sum(r['cpu_hours'] for r in rows):.1f} CPU-hours to run "
               f"(estimate from the cost model in aqmlab/campaign/cost.py)")
         return 0
-    report = regenerate(args.profile, args.out, args.workers, args.scheduler, args.only,
-                        args.data, params, stored_only=args.stored_only)
+    report = regenerate(args.profile, args.out, args.data, workers=args.workers,
+                        scheduler=args.scheduler, only=args.only, params=params,
+                        stored_only=args.stored_only)
     print(report.text())
     for row in report.failed:
         print(f"aqmlab: error: notebook {row['study']}: {row['error']}", file=sys.stderr)

@@ -1,11 +1,11 @@
 """Where a sweep's runs execute: local worker processes, or a Dask cluster.
 
 Both executors take the runs in the order given (the sweep sorts them longest-first) and
-yield one :class:`~aqmlab.run.pool.Outcome` per run as runs finish, never raising for a
+yield one :class:`~aqmlab.workers.pool.Outcome` per run as runs finish, never raising for a
 run that crashed or timed out: the outcome says so. Results travel back to the calling
 process, which alone writes the store.
 
-* :class:`LocalExecutor` wraps a :class:`~aqmlab.run.pool.WorkerPool`: fresh worker
+* :class:`LocalExecutor` wraps a :class:`~aqmlab.workers.pool.WorkerPool`: fresh worker
   processes that import ns-3 once and run many simulations with a full reset. It can be
   kept open and reused by several sweeps (warm workers).
 * :class:`DaskExecutor` submits every run to a ``distributed`` scheduler. Each Dask worker
@@ -24,8 +24,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from aqmlab.run.pool import Outcome, WorkerPool
 from aqmlab.scenario import Scenario
+from aqmlab.workers.pool import Outcome, WorkerPool
 
 __all__ = ["DaskExecutor", "Job", "LocalExecutor", "dask_task"]
 
@@ -44,7 +44,7 @@ class LocalExecutor:
     """``workers`` local processes (all cores by default); reusable until :meth:`close`.
 
     ``start="fork"`` forks the workers from one warm process, ``"spawn"`` starts each as a
-    fresh interpreter (see :mod:`aqmlab.run.pool`)."""
+    fresh interpreter (see :mod:`aqmlab.workers.pool`)."""
 
     def __init__(self, workers: int | None = None, *, start: str = "fork", warm: bool = True,
                  env: dict[str, str] | None = None) -> None:
@@ -110,7 +110,7 @@ class DaskExecutor:
     @property
     def client(self) -> Any:
         if self._client is None:
-            from distributed import Client  # noqa: PLC0415
+            from distributed import Client  # noqa: PLC0415  (an optional extra: only with a scheduler)
 
             if isinstance(self.scheduler, Client):
                 self._client = self.scheduler

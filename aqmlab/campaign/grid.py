@@ -33,8 +33,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from aqmlab import engines
 from aqmlab.errors import AqmlabError, ScenarioError
-from aqmlab.scenario import Scenario
+from aqmlab.scenario import Scenario, as_scenario
 
 __all__ = ["Point", "Sweep", "SweepError", "param_value"]
 
@@ -88,8 +89,6 @@ class Sweep:
 
     def __post_init__(self) -> None:
         if not isinstance(self.base, Scenario):
-            from aqmlab.run import as_scenario  # noqa: PLC0415
-
             self.base = as_scenario(self.base)
         if self.set:
             if not isinstance(self.set, Mapping):
@@ -219,7 +218,7 @@ class Sweep:
                 prose = ({"description": point_description(self.base.description, changes)}
                          if changes and "description" not in changes else {})
                 try:
-                    sc = self.base.replace(**ch, **prose) if ch else self.base
+                    sc = engines.check(self.base.replace(**ch, **prose) if ch else self.base)
                 except ScenarioError as err:
                     errors.append(f"{_describe(ch)}: {err}")
                     continue

@@ -22,9 +22,9 @@ import json
 import logging
 import math
 import os
-import re
 import statistics
 import time
+import tomllib
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+from tqdm.auto import tqdm
 
 from aqmlab.campaign.cost import estimate_cost
 from aqmlab.campaign.executors import DaskExecutor, Job, LocalExecutor
@@ -49,7 +50,6 @@ log = logging.getLogger("aqmlab.campaign")
 STATUS_COLUMNS = ("key", "status", "source")
 #: Summary columns that repeat what the parameter columns already say.
 _DROP = ("seed",)
-_NS3_MSG = re.compile(r'msg="([^"]*)"')
 
 
 class StoreWarning(AqmlabWarning):
@@ -178,12 +178,12 @@ def sweep(base: Scenario | Sweep | str | os.PathLike | Mapping, grid: Mapping | 
                 st.put(out.results, params=p.columns())
                 rows[p.key] = _ok_row(st, p, "ran")
             else:
-                st.record_failure(p.scenario, out.status, _reason(out), out.stderr,
+                st.record_failure(p.scenario, out.status, out.reason, out.stderr,
                                   params=p.columns(), timeout=limits[p.key], wall_s=out.wall_s)
-                rows[p.key] = _failed_row(p, out.status, _reason(out), "ran")
+                rows[p.key] = _failed_row(p, out.status, out.reason, "ran")
                 counts["failed"] += 1
                 log.warning("run %s %s: %s (details: aqmlab show %s --data %s)",
-                            p.key, out.status, _reason(out), p.key, st.root)
+                            p.key, out.status, out.reason, p.key, st.root)
             counts["ran"] += 1
             if bar is not None:
                 bar.update(1)
@@ -218,8 +218,6 @@ def _as_sweep(base: Any, grid: Any, zip_: Any, seeds: Any, name: str | None) -> 
 
 
 def _is_sweep_file(path: Path) -> bool:
-    import tomllib  # noqa: PLC0415
-
     if path.suffix.lower() != ".toml" or not path.is_file():
         return False
     try:
@@ -235,12 +233,6 @@ def _timeout_grew(rec: dict[str, Any], limit: float | None) -> bool:
         return False
     old = rec.get("timeout")
     return limit is None or old is None or limit > old
-
-
-def _reason(out: Any) -> str:
-    """The error, plus ns-3's own message (NS_FATAL_ERROR / NS_ASSERT) when stderr has one."""
-    m = _NS3_MSG.search(out.stderr or "")
-    return f"{out.error}; ns-3: {m.group(1)}" if m else out.error
 
 
 def _ok_row(st: Store, p: Point, source: str) -> dict[str, Any]:
@@ -301,8 +293,6 @@ def _postfix(counts: dict[str, int]) -> dict[str, int]:
 def _progress(enabled: bool, total: int, counts: dict[str, int], name: str | None) -> Any:
     if not enabled:
         return None
-    from tqdm.auto import tqdm  # noqa: PLC0415
-
     bar = tqdm(total=total, initial=counts["cached"], desc=name or "sweep", unit="run",
                dynamic_ncols=True)
     bar.set_postfix(_postfix(counts))

@@ -10,11 +10,13 @@ import socket
 import tempfile
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from aqmlab import __version__
 from aqmlab.errors import StoreError
 from aqmlab.scenario import Scenario
 
@@ -25,10 +27,6 @@ META_FILE = "meta.json"
 
 def provenance() -> dict[str, Any]:
     """Versions and host of this process (no ns-3 import needed)."""
-    from importlib.metadata import PackageNotFoundError, version  # noqa: PLC0415
-
-    from aqmlab import __version__  # noqa: PLC0415
-
     try:
         ns3_version = version("ns3")
     except PackageNotFoundError:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import json
 import re
@@ -14,13 +15,13 @@ from typing import Any
 import tomli_w
 
 from aqmlab.errors import ScenarioError
-from aqmlab.scenario.queues import Ared
-from aqmlab.scenario.tcp import Tcp
+from aqmlab.kinds.tcp import Tcp
+from aqmlab.kinds.traffic import Bulk, TrafficBase, traffic_from_dict
 from aqmlab.scenario.topology import Dumbbell, ParkingLot, Topology, topology_from_dict
-from aqmlab.scenario.traffic import Bulk, Traffic, traffic_from_dict
 from aqmlab.units import (
     Spec,
     check_bool,
+    check_choice,
     check_int,
     check_list,
     check_str,
@@ -32,7 +33,10 @@ from aqmlab.units import (
     set_attr,
 )
 
-__all__ = ["RunControl", "Scenario"]
+__all__ = ["ENGINE_NAMES", "RunControl", "Scenario", "as_scenario"]
+
+#: The simulator engines a scenario can name in ``run.engine`` (aqmlab.engines).
+ENGINE_NAMES = ("ns3", "ns2")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -44,7 +48,9 @@ class RunControl(Spec):
     sampling period (None = no time series; written ``false`` in TOML); ``stop_when_done``
     ends the run early once every finite transfer completed; ``max_wall_time`` a wall-clock
     limit in seconds (None = none); ``stop_after_responses`` ends the run once that many web
-    responses that started after the warm-up have completed (None = run for ``duration``).
+    responses that started after the warm-up have completed (None = run for ``duration``);
+    ``engine`` the simulator: "ns3" (default) or "ns2" (ns-2.35, the papers' simulator, for
+    the set-ups it supports; left out of ``to_dict`` when "ns3", so older hashes hold).
     """
 
     duration: str | float = "100s"
@@ -55,6 +61,7 @@ class RunControl(Spec):
     stop_when_done: bool = True
     max_wall_time: str | float | None = None
     stop_after_responses: int | None = None
+    engine: str = "ns3"
 
     def __post_init__(self) -> None:
         duration = check_time(self.duration, "duration", positive=True)
@@ -73,6 +80,13 @@ class RunControl(Spec):
             check_time(self.max_wall_time, "max_wall_time", positive=True)
         if self.stop_after_responses is not None:
             check_int(self.stop_after_responses, "stop_after_responses", ge=1)
+        check_choice(self.engine, "engine", ENGINE_NAMES)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = super().to_dict()
+        if d["engine"] == "ns3":  # the default: older scenarios keep their hashes
+            del d["engine"]
+        return d
 
     @property
     def duration_s(self) -> float:
@@ -105,7 +119,7 @@ class Scenario(Spec):
     description: str = ""
     topology: Topology = dataclasses.field(default_factory=Dumbbell)
     tcp: Tcp = dataclasses.field(default_factory=Tcp)
-    traffic: tuple[Traffic, ...] = dataclasses.field(default_factory=lambda: (Bulk(),))
+    traffic: tuple[TrafficBase, ...] = dataclasses.field(default_factory=lambda: (Bulk(),))
     run: RunControl = dataclasses.field(default_factory=RunControl)
 
     def __post_init__(self) -> None:
@@ -128,9 +142,8 @@ class Scenario(Spec):
     def _cross_validate(self) -> None:
         topo = self.topology
         for path, queue, link in topo.queue_links():
-            if isinstance(queue, Ared):
-                with prefixed(f"topology.{path}"):
-                    queue.auto_thresholds(link.rate_bps)
+            with prefixed(f"topology.{path}"):
+                queue.check_link(link.rate_bps)
         for k, group in enumerate(self.traffic):
             p = f"traffic[{k}]"
             hop = group.cross_hop
@@ -178,15 +191,32 @@ class Scenario(Spec):
 
     # -- identity ----------------------------------------------------------------------------
 
-    @property
+    def resolve(self) -> Scenario:
+        """This scenario with every value read from a file filled in (a PackMime ``rate``
+        from its ``calibration`` table and ``load``); itself when there is none. Hashing,
+        planning and running use the resolved scenario; an unreadable table raises a
+        ScenarioError naming the group's ``calibration``."""
+        return self._resolved
+
+    @functools.cached_property
+    def _resolved(self) -> Scenario:
+        groups = []
+        for k, g in enumerate(self.traffic):
+            with prefixed(f"traffic[{k}]"):
+                groups.append(g.resolved())
+        if all(a is b for a, b in zip(groups, self.traffic, strict=True)):
+            return self
+        return dataclasses.replace(self, traffic=tuple(groups))
+
+    @functools.cached_property
     def hash(self) -> str:
-        """First 16 hex digits of the sha256 of the canonical JSON of ``to_dict()`` without
-        ``run.seed``/``run.run`` and ``description`` (prose, not what is simulated: a sweep
-        point and the same scenario run by hand share their stored run). Stable across
-        processes; changes if any other field (including name and unit spelling, e.g.
-        "10Mbps" vs 10000000) changes. Calibration table paths are left out; the rate they
-        give is in."""
-        d = self.to_dict()
+        """First 16 hex digits of the sha256 of the canonical JSON of the resolved
+        scenario's ``to_dict()`` without ``run.seed``/``run.run`` and ``description`` (prose,
+        not what is simulated: a sweep point and the same scenario run by hand share their
+        stored run). Stable across processes; changes if any other field (including name
+        and unit spelling, e.g. "10Mbps" vs 10000000) changes. Calibration table paths are
+        left out; the rate they give is in."""
+        d = self.resolve().to_dict()
         del d["run"]["seed"], d["run"]["run"], d["description"]
         for group in d["traffic"]:  # a machine-specific path: its effect is in ``rate``
             group.pop("calibration", None)
@@ -208,12 +238,13 @@ class Scenario(Spec):
         ``s.replace(**{"tcp.variant": "sack", "traffic[0].flows": 50, "run.seed": 3})``.
 
         Values may be specs (converted with ``to_dict``). Overrides apply in order, so a
-        ``...kind`` change may be followed by the new kind's fields.
+        ``...kind`` change may be followed by the new kind's fields. The result is resolved
+        (:meth:`resolve`), so a changed ``load`` comes with its ``rate``.
         """
         d = self.to_dict()
         for path, value in dotted.items():
             _set_path(d, path, plain(value))
-        return Scenario.from_dict(d)
+        return Scenario.from_dict(d).resolve()
 
     # -- io ----------------------------------------------------------------------------------
 
@@ -246,7 +277,8 @@ class Scenario(Spec):
 
     @classmethod
     def load(cls, path: str | Path) -> Scenario:
-        """Read a ``.toml`` or ``.json`` file."""
+        """Read a ``.toml`` or ``.json`` file, resolved (:meth:`resolve`: calibration tables
+        are read too, relative to the file)."""
         path = Path(path)
         suffix = _suffix(path)
         text = path.read_text(encoding="utf-8")
@@ -258,7 +290,7 @@ class Scenario(Spec):
             cal = group.get("calibration") if isinstance(group, dict) else None
             if isinstance(cal, str) and not Path(cal).is_absolute():
                 group["calibration"] = str((path.parent / cal).resolve())  # file-relative
-        return cls.from_dict(d)
+        return cls.from_dict(d).resolve()
 
     def save(self, path: str | Path) -> Path:
         """Write a ``.toml`` or ``.json`` file (by suffix); returns the path."""
@@ -266,6 +298,15 @@ class Scenario(Spec):
         text = self.to_toml() if _suffix(path) == ".toml" else self.to_json() + "\n"
         path.write_text(text, encoding="utf-8")
         return path
+
+
+def as_scenario(scenario: Scenario | dict | str | Path) -> Scenario:
+    """Accept a Scenario, its dict form, or the path of a .toml/.json file."""
+    if isinstance(scenario, Scenario):
+        return scenario
+    if isinstance(scenario, dict):
+        return Scenario.from_dict(scenario)
+    return Scenario.load(scenario)
 
 
 def _suffix(path: Path) -> str:

@@ -120,7 +120,7 @@ def test_explorer_in_jupyterlab(jupyter_lab, browser, artifacts):
         # change the queue, press Run: a second curve, a second row naming the difference
         src = _plot_src(page)
         explorer.locator(".aqmlab-queue select").select_option(label="RED")
-        page.locator(".aqmlab-max-th input").wait_for(state="visible")
+        page.locator(".aqmlab-red-max-th input").wait_for(state="visible")
         second = _run_and_wait(page, 1, src)
         labels = page.locator(".aqmlab-summary tr.aqmlab-summary-row td:nth-child(2)")
         texts = [labels.nth(i).inner_text() for i in range(labels.count())]

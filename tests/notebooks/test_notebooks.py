@@ -9,7 +9,8 @@ import pandas as pd
 import pytest
 
 from aqmlab.figures import estimate
-from aqmlab.notebooks import NOTEBOOKS, regenerate
+from aqmlab.figures import regenerate
+from aqmlab.notebooks import NOTEBOOKS
 from aqmlab.studies import STUDIES, load_study
 from aqmlab.studies.claims import COLUMNS
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from aqmlab.run.engine import LocalEngine
+from aqmlab.campaign.calibrate import calibrate
 from aqmlab.scenario import DropTail, Dumbbell, Link, PackMime, RunControl, Scenario, Tcp
-from aqmlab.workload.calibration import calibrate, rate_for_load
+from aqmlab.workers import Runner
+from aqmlab.workload.calibration import rate_for_load
 
 pytestmark = pytest.mark.ns3
 
@@ -27,12 +28,12 @@ def test_calibration_is_monotone_accurate_and_reproducible(tmp_path):
     (measured overhead x the model's mean payload) is the nominal one within 5 % (the fit
     is a line through the origin), the raw measured load within 35 % (30 s of
     heavy-tailed traffic); a second calibration gives the identical table (fixed seeds)."""
-    engine = LocalEngine(workers=2)
+    runner = Runner(workers=2)
     try:
-        a = calibrate(web_scenario(), [0.3, 0.6], engine=engine, out=tmp_path / "c.csv")
-        b = calibrate(web_scenario(), [0.3, 0.6], engine=engine)
+        a = calibrate(web_scenario(), [0.3, 0.6], runner=runner, out=tmp_path / "c.csv")
+        b = calibrate(web_scenario(), [0.3, 0.6], runner=runner)
     finally:
-        engine.close()
+        runner.close()
     assert a.rate.is_monotonic_increasing and a.rate.iloc[0] > 0
     print(a.to_string())
     assert a.expected_load.to_numpy() == pytest.approx([0.3, 0.6], rel=0.05)

@@ -5,8 +5,8 @@ malloc) and simulate the variants one after another in opposite orders, so heap 
 differ between them and each run follows a different history: a read of uninitialised
 memory, or state left over by the previous simulation, shows up as a difference. This
 caught ns-3 3.44's TcpCubic copy constructor leaving TcpFriendliness unset on accepted
-sockets (aqmlab/ns3/cpp/tcp_socket.h, AqmTcpSocket::Fork). It also shows that the
-allocator changes speed, never results (aqmlab.run.allocator)."""
+sockets (aqmlab/engines/ns3/cpp/tcp_socket.h, AqmTcpSocket::Fork). It also shows that the
+allocator changes speed, never results (aqmlab.workers.allocator)."""
 
 from __future__ import annotations
 
@@ -15,10 +15,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from aqmlab.run import allocator
-from aqmlab.run.pool import WorkerPool
-from aqmlab.scenario import Scenario
-from aqmlab.scenario.tcp import TCP_VARIANTS
+from aqmlab.scenario import TCP_VARIANTS, Scenario
+from aqmlab.workers import allocator
+from aqmlab.workers.pool import WorkerPool
 
 pytestmark = pytest.mark.ns3
 EXAMPLES = Path(__file__).parents[2] / "examples"

@@ -6,10 +6,14 @@ from __future__ import annotations
 import pytest
 
 from aqmlab.errors import ScenarioError
-from aqmlab.ns3.mapping import queue_config
 from aqmlab.scenario import Ared, Dumbbell, Red, Scenario
 
 WRAPPED = "aqmlab::Ns2EcnRedQueueDisc"
+
+
+def queue_config(q, rate_bps, delay_s):
+    """The ns-3 queue disc a queue kind maps to (its ``ns3`` method)."""
+    return q.ns3(rate_bps, delay_s)
 
 
 def dumbbell(q) -> Scenario:
@@ -77,7 +81,6 @@ def test_weigle_arms_name_the_ecn_rule():
 
 
 def test_loss_in_cwr_default_validation_and_hashes():
-    from aqmlab.ns3.mapping import tcp_config
     from aqmlab.scenario import Tcp
 
     assert Tcp().loss_in_cwr == "fast_retransmit"
@@ -89,5 +92,5 @@ def test_loss_in_cwr_default_validation_and_hashes():
     assert ecn.to_dict()["tcp"]["loss_in_cwr"] == "fast_retransmit"
     ns3 = Scenario.from_toml(ecn.replace(**{"tcp.loss_in_cwr": "timeout"}).to_toml())
     assert ns3.tcp.loss_in_cwr == "timeout" and ns3.hash != ecn.hash
-    assert dict(tcp_config(Tcp(ecn=True)).attributes)["CwrFastRetransmit"] == "true"
-    assert dict(tcp_config(ns3.tcp).attributes)["CwrFastRetransmit"] == "false"
+    assert dict(Tcp(ecn=True).ns3().attributes)["CwrFastRetransmit"] == "true"
+    assert dict(ns3.tcp.ns3().attributes)["CwrFastRetransmit"] == "false"

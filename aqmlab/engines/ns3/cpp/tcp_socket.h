@@ -1,0 +1,531 @@
+// aqmlab/engines/ns3/cpp/tcp_socket.h -- the TCP socket every aqmlab flow uses.
+//
+// Extends ns3::TcpSocketBase with
+//  * classic Reno loss recovery (ns-2 Agent/TCP/Reno; Fall & Floyd 1996): the first new
+//    ACK in fast recovery, even a partial one, ends it with cwnd = ssthresh, so further
+//    losses of the window need three new duplicate ACKs (another fast retransmit and
+//    halving) or a timeout. ns-3 has only NewReno/RFC 6675 recovery. See "Reno" below.
+//  * per-flow counters (segments sent, retransmissions, timeouts, fast recoveries),
+//    kept in C++ and exported at the end of the run.
+//  * RFC 793 closing where ns-3 3.44 strands connections (see "Closing" below), and a
+//    census of the sockets still open at the end of a run.
+#pragma once
+#include "fast_demux.h"
+#include "flow_stats.h"
+
+#include "ns3/internet-module.h"
+#include "ns3/string.h"
+#include "ns3/boolean.h"
+
+#include <algorithm>
+#include <array>
+#include <functional>
+#include <unordered_set>
+
+namespace aqmlab
+{
+using namespace ns3;
+
+class AqmTcpSocket : public TcpSocketBase
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid =
+            TypeId("aqmlab::AqmTcpSocket")
+                .SetParent<TcpSocketBase>()
+                .SetGroupName("Internet")
+                .AddAttribute("CwrFastRetransmit",
+                              "Fast-retransmit a loss found while ECN's CWR reduces the "
+                              "window (ns-2, Linux); false: ns-3 3.44 (wait for the RTO)",
+                              BooleanValue(true),
+                              MakeBooleanAccessor(&AqmTcpSocket::m_cwrFastRetransmit),
+                              MakeBooleanChecker());
+        return tid;
+    }
+
+    TypeId GetInstanceTypeId() const override
+    {
+        return GetTypeId();
+    }
+
+    AqmTcpSocket()
+    {
+        Live().insert(this);
+    }
+
+    AqmTcpSocket(const AqmTcpSocket& other)
+        : TcpSocketBase(other),
+          m_reno(other.m_reno),
+          m_cwrFastRetransmit(other.m_cwrFastRetransmit),
+          m_stats(nullptr)
+    {
+        Live().insert(this);
+    }
+
+    ~AqmTcpSocket() override
+    {
+        if ((m_fastRegistered || m_listenPort != 0) && m_tcp)
+        {
+            if (FastTcpDemux* d = FastTcpDemux::For(PeekPointer(m_tcp)))
+            {
+                d->Unregister(m_fastKey, this);
+                d->UnregisterListener(m_listenPort, this);
+            }
+        }
+        m_finWait2Event.Cancel();
+        Live().erase(this);
+        if (m_onDestroy)
+        {
+            m_onDestroy();
+        }
+    }
+
+    /// Called when this socket is destroyed (e.g. to give its port back to a pool).
+    void SetOnDestroy(std::function<void()> f)
+    {
+        m_onDestroy = std::move(f);
+    }
+
+    /// Sockets of this process that are alive, by TCP state (index: TcpStates_t);
+    /// only sockets still holding an endpoint (i.e. seen by the demultiplexer) count.
+    static std::array<uint32_t, LAST_STATE> Census()
+    {
+        std::array<uint32_t, LAST_STATE> n{};
+        for (const AqmTcpSocket* s : Live())
+        {
+            if (s->m_endPoint != nullptr)
+            {
+                ++n[s->m_state.Get()];
+            }
+        }
+        return n;
+    }
+
+    /// Use classic Reno recovery (meaningful only with SACK off).
+    void SetReno(bool reno)
+    {
+        m_reno = reno;
+    }
+
+    /// Count this socket's events into `stats` (sender side only; may be null).
+    void SetStats(FlowStats* stats)
+    {
+        m_stats = stats;
+    }
+
+    // ---- Fast demultiplexing (fast_demux.h) ------------------------------------------
+    // A connection joins the demultiplexer's table as soon as its 4-tuple is known, so
+    // none of its segments takes ns-3's linear endpoint scan; a listener takes the SYNs.
+    int Connect(const Address& address) override
+    {
+        const int r = TcpSocketBase::Connect(address);
+        if (r == 0 && FastListenEnabled())
+        {
+            RegisterFastOnce();
+        }
+        return r;
+    }
+
+    int Listen() override
+    {
+        const int r = TcpSocketBase::Listen();
+        FastTcpDemux* d = m_tcp ? FastTcpDemux::For(PeekPointer(m_tcp)) : nullptr;
+        if (r == 0 && d != nullptr && FastListenEnabled() && m_endPoint != nullptr &&
+            m_endPoint->GetLocalPort() != 0)
+        {
+            m_listenPort = m_endPoint->GetLocalPort();
+            d->RegisterListener(m_listenPort, this, m_endPoint, &AqmTcpSocket::OwnsEndpoint);
+        }
+        return r;
+    }
+
+  protected:
+    // ns-3 3.44's TcpCubic copy constructor (used by Fork) does not copy the
+    // TcpFriendliness attribute: an accepted socket's CUBIC reads an uninitialised bool,
+    // so server-side CUBIC changed from run to run with the heap's contents. The fork
+    // takes the listener's value explicitly.
+    Ptr<TcpSocketBase> Fork() override
+    {
+        Ptr<AqmTcpSocket> s = CopyObject<AqmTcpSocket>(this);
+        if (DynamicCast<TcpCubic>(m_congestionControl) != nullptr)
+        {
+            BooleanValue friendly;
+            m_congestionControl->GetAttribute("TcpFriendliness", friendly);
+            s->m_congestionControl->SetAttribute("TcpFriendliness", friendly);
+        }
+        return s;
+    }
+
+    void CompleteFork(Ptr<Packet> p, const TcpHeader& h, const Address& fromAddress,
+                      const Address& toAddress) override
+    {
+        TcpSocketBase::CompleteFork(p, h, fromAddress, toAddress);
+        if (FastListenEnabled())
+        {
+            RegisterFastOnce();
+        }
+    }
+
+    // ---- Closing (RFC 793) -----------------------------------------------------------
+    // ns-3 3.44 ignores every segment in TIME_WAIT and every non-SYN segment reaching a
+    // listening socket. With lost final ACKs that strands the passive closer in LAST_ACK,
+    // retransmitting its FIN forever: in two-way web traffic hundreds of such sockets pile
+    // up and every packet's endpoint lookup (a linear scan) slows down with them.
+    //  * TIME_WAIT: "the only thing that can arrive in this state is a retransmission of
+    //    the remote FIN. Acknowledge it, and restart the 2 MSL timeout" (RFC 793 p. 73).
+    //  * LISTEN: an ACK-bearing segment (e.g. that FIN once TIME_WAIT has ended) is
+    //    answered with <SEQ=SEG.ACK><CTL=RST> (RFC 793 p. 65); other segments are dropped.
+    void DoForwardUp(Ptr<Packet> packet, const Address& from, const Address& to) override
+    {
+        RegisterFastOnce(); // later segments skip ns-3's linear endpoint scan
+        if (m_state == TIME_WAIT || m_state == LISTEN)
+        {
+            TcpHeader h;
+            packet->PeekHeader(h);
+            const uint8_t flags = h.GetFlags();
+            if (m_state == TIME_WAIT && (flags & TcpHeader::FIN) && !(flags & TcpHeader::RST))
+            {
+                SendEmptyPacket(TcpHeader::ACK);
+                m_timewaitEvent.Cancel();
+                m_timewaitEvent = Simulator::Schedule(Seconds(2 * m_msl),
+                                                      &AqmTcpSocket::CloseAndNotify, this);
+                return;
+            }
+            if (m_state == LISTEN && !(flags & (TcpHeader::SYN | TcpHeader::RST)))
+            {
+                if (flags & TcpHeader::ACK)
+                {
+                    TcpHeader rst;
+                    rst.SetFlags(TcpHeader::RST);
+                    rst.SetSequenceNumber(h.GetAckNumber());
+                    rst.SetSourcePort(h.GetDestinationPort());
+                    rst.SetDestinationPort(h.GetSourcePort());
+                    m_tcp->SendPacket(Create<Packet>(), rst, to, from, m_boundnetdevice);
+                }
+                return;
+            }
+        }
+        TcpSocketBase::DoForwardUp(packet, from, to);
+        if (m_state == FIN_WAIT_2 && !m_finWait2Event.IsPending())
+        {
+            // No FIN will come if the peer closed on a stray ACK while its own FIN was
+            // lost: give up after Linux's tcp_fin_timeout (60 s), as real stacks do.
+            m_finWait2Event = Simulator::Schedule(Seconds(60), &AqmTcpSocket::FinWait2Timeout,
+                                                  this);
+        }
+    }
+
+    void RegisterFastOnce()
+    {
+        if (!m_fastRegistered && m_endPoint != nullptr && m_endPoint->GetPeerPort() != 0)
+        {
+            RegisterFast();
+        }
+    }
+
+    void RegisterFast()
+    {
+        m_fastRegistered = true;
+        FastTcpDemux* d = FastTcpDemux::For(PeekPointer(m_tcp));
+        if (d == nullptr || m_endPoint->GetLocalAddress() == Ipv4Address::GetAny())
+        {
+            return;
+        }
+        m_fastKey = TcpKey{m_endPoint->GetLocalAddress().Get(), m_endPoint->GetPeerAddress().Get(),
+                           m_endPoint->GetLocalPort(), m_endPoint->GetPeerPort()};
+        d->Register(m_fastKey, this, m_endPoint, &AqmTcpSocket::OwnsEndpoint);
+    }
+
+    static bool OwnsEndpoint(const void* socket, const Ipv4EndPoint* ep)
+    {
+        return static_cast<const AqmTcpSocket*>(socket)->m_endPoint == ep;
+    }
+
+    void FinWait2Timeout()
+    {
+        if (m_state == FIN_WAIT_2)
+        {
+            CloseAndNotify();
+        }
+    }
+
+    // ---- Reno -------------------------------------------------------------------------
+    // Without SACK, ns-3 emulates a scoreboard from duplicate ACKs: each dupack marks the
+    // next segment after SND.UNA "sacked" (TcpTxBuffer::AddRenoSack, also for the limited
+    // transmit dupacks in CA_DISORDER), which deflates BytesInFlight and so plays the role
+    // of ns-2's window inflation. These marks are guesses: the dupacks of one loss mark
+    // the segments right after the hole, including a second hole of the same window.
+    //
+    // Three changes give ns-2 Reno on top of that machinery:
+    //  1. ReceivedAck: on every new cumulative ACK, forget the emulated SACK marks BEFORE
+    //     the base class discards the acknowledged data. Otherwise, when such an ACK stops
+    //     at a segment that a dupack had marked "sacked" (the next hole of the window),
+    //     TcpTxBuffer::DiscardUpTo "repairs" the impossible sacked head by marking it
+    //     LOST. A lost mark that survives fast recovery is never Reno:
+    //       - SendPendingData retransmits it at once (NewReno's partial-ACK retransmission);
+    //       - in CA_DISORDER, IsLost(SND.UNA) is then true, so the next recovery starts
+    //         after 1-2 dupacks and retransmits the same segment a second time.
+    //     The receiver already holds that duplicate, answers it with a dupack, and that
+    //     dupack's limited-transmit mark becomes, at the next ACK, another "sacked" head
+    //     marked lost: a self-sustaining chain of spurious retransmissions and recoveries
+    //     (measured before this fix: one RED flow with 243 fast recoveries and 590
+    //     retransmissions for 17 drops). The same happens after the CA_DISORDER -> CA_OPEN
+    //     transition, where the base class keeps the limited-transmit marks.
+    //     A new cumulative ACK makes all those marks meaningless in Reno (ns-2 resets
+    //     dupacks_ to 0), so they are dropped; nothing is then marked lost after recovery
+    //     (the fast-retransmitted head is always covered by the ACK that ends it).
+    //  2. ProcessAck: in fast recovery, a new ACK below the recovery point (a partial ACK)
+    //     lowers m_recover to that ACK, so the base class takes its full-ACK branch: leave
+    //     recovery with cwnd = ssthresh, reset the dupack count and deactivate the
+    //     recovery point. A later hole then needs three new dupacks (DupAck may re-enter
+    //     recovery because m_recoverActive is false: ns-2 Reno's allow_fast_retransmit
+    //     after a dupack action), or ends in a retransmission timeout.
+    //  3. Halving (ProcessAck, ReTxTimeout): ns-3 sets ssthresh = BytesInFlight/2, ns-2
+    //     Reno ssthresh = min(cwnd, rwnd)/2 in whole segments (slowdown(), window()/2,
+    //     at least 2). Both agree on a first loss, when the flight is one cwnd. Right after
+    //     a Reno exit, however, the flight still holds the whole old window plus what the
+    //     inflated window sent, so ns-3's second fast retransmit "halved" cwnd from 15 to
+    //     20.5 segments, and a timeout after an exit set ssthresh to 8.5-9 segments with
+    //     cwnd 10 (ns-2: 5) (both measured). In Reno mode ssthresh is recomputed the ns-2
+    //     way from the cwnd before the event (classic recovery is re-entered with it).
+    // After a timeout the RFC 6582 / ns-2 bugfix_ rule in ReTxTimeout applies to Reno too.
+    void ReceivedAck(Ptr<Packet> packet, const TcpHeader& tcpHeader) override
+    {
+        if (m_reno && !m_sackEnabled && m_txBuffer->GetSacked() > 0 &&
+            tcpHeader.GetAckNumber() > m_txBuffer->HeadSequence())
+        {
+            m_txBuffer->ResetRenoSack();
+        }
+        if (m_cwrFastRetransmit && m_tcb->m_congState == TcpSocketState::CA_CWR &&
+            tcpHeader.GetAckNumber() > m_recover)
+        {
+            // This ACK ends CWR (in the base class): the duplicate ACKs counted during CWR
+            // were for a hole it has filled (see "Loss during CWR" below).
+            m_dupAckCount = 0;
+        }
+        m_stateBeforeAck = m_tcb->m_congState; // the base class may enter CWR from it
+        TcpSocketBase::ReceivedAck(packet, tcpHeader);
+    }
+
+    // ---- Loss during CWR -------------------------------------------------------------
+    // ns-3 3.44 ignores duplicate ACKs while ECN's CWR state reduces the window (DupAck
+    // acts only in OPEN, DISORDER and RECOVERY), and CWR ends only when the cumulative
+    // ACK passes the recovery point, which a lost segment prevents: every loss found in
+    // CWR waits for the retransmission timeout. The dupacks counted meanwhile also
+    // survive the return to OPEN, where a SACK sender's next dupack trips ns-3's
+    // NS_ASSERT "From OPEN->DISORDER but with N dup ACKs" and aborts the run. ns-2
+    // (dupack_action after an ECN window cut) and Linux (CWR -> Recovery) fast-retransmit
+    // the segment at once and keep the ssthresh the ECN response set: the window is cut
+    // once per window of data. With CwrFastRetransmit (the default) this socket does the
+    // same: at the third dupack in CWR (or, with SACK, once the scoreboard marks the head
+    // lost) it enters fast recovery as from DISORDER, without a second reduction.
+    // Only a CWR entered from OPEN or DISORDER: ns-3 also enters CWR from LOSS (after a
+    // timeout, with every segment marked lost) and from RECOVERY; there the dupacks are
+    // left to ns-3 (a fast retransmit from LOSS would mark a lost segment SACKed too).
+    bool CwrLossRecovery(uint32_t currentDelivered)
+    {
+        // The base ReceivedAck enters CWR on an ECE and always calls ProcessAck after it,
+        // which cannot leave CWR: here a CWR new to this ACK began from m_stateBeforeAck.
+        if (m_tcb->m_congState == TcpSocketState::CA_CWR &&
+            m_stateBeforeAck != TcpSocketState::CA_CWR)
+        {
+            m_cwrEnteredFrom = m_stateBeforeAck;
+        }
+        if (!m_cwrFastRetransmit || m_tcb->m_congState != TcpSocketState::CA_CWR ||
+            (m_cwrEnteredFrom != TcpSocketState::CA_OPEN &&
+             m_cwrEnteredFrom != TcpSocketState::CA_DISORDER) ||
+            (!m_sackEnabled && m_txBuffer->GetLost() > 0) || m_dupAckCount == 0 ||
+            !(m_dupAckCount >= m_retxThresh ||
+              (m_sackEnabled && m_txBuffer->IsLost(m_highRxAckMark))))
+        {
+            return false;
+        }
+        if (!m_sackEnabled)
+        {
+            m_txBuffer->AddRenoSack(); // as TcpSocketBase::EnterRecovery
+            m_txBuffer->MarkHeadAsLost();
+        }
+        else if (!m_txBuffer->IsLost(m_txBuffer->HeadSequence()))
+        {
+            m_txBuffer->MarkHeadAsLost();
+        }
+        m_recover = m_tcb->m_highTxMark;
+        m_recoverActive = true;
+        m_congestionControl->CongestionStateSet(m_tcb, TcpSocketState::CA_RECOVERY);
+        m_tcb->m_congState = TcpSocketState::CA_RECOVERY;
+        if (!m_congestionControl->HasCongControl())
+        {
+            m_recoveryOps->EnterRecovery(m_tcb, m_dupAckCount, UnAckDataCount(),
+                                         currentDelivered);
+        }
+        SendDataPacket(m_highRxAckMark, m_tcb->m_segmentSize, true);
+        return true;
+    }
+
+    void ProcessAck(const SequenceNumber32& ack,
+                    bool scoreboardUpdated,
+                    uint32_t currentDelivered,
+                    const SequenceNumber32& oldHead,
+                    bool receivedData) override
+    {
+        const auto before = m_tcb->m_congState.Get();
+        const uint32_t cwndBefore = m_tcb->m_cWnd.Get();
+        const bool reno = m_reno && !m_sackEnabled;
+        if (reno && before == TcpSocketState::CA_RECOVERY && ack > oldHead && ack < m_recover)
+        {
+            // Reno: any new ACK ends fast recovery (see "Reno" above, point 2).
+            m_recover = ack;
+        }
+        TcpSocketBase::ProcessAck(ack, scoreboardUpdated, currentDelivered, oldHead, receivedData);
+        const bool fromCwr = CwrLossRecovery(currentDelivered); // ssthresh already cut
+        // CWR is entered in ReceivedAck before ProcessAck runs: compare with the state
+        // seen at the end of the previous ACK, not with `before`.
+        const auto after = m_tcb->m_congState.Get();
+        if (reno && !fromCwr && before != TcpSocketState::CA_RECOVERY &&
+            after == TcpSocketState::CA_RECOVERY)
+        {
+            // This ACK was the fast retransmit: halve the ns-2 way (point 3). The packets
+            // go out after ProcessAck (SendPendingData), so they see the corrected cwnd.
+            // Classic recovery (stateless) is re-entered to set cwnd = ssthresh; PRR
+            // (stateful, already counted the retransmission) takes the new ssthresh as
+            // its target from the next ACK on.
+            m_tcb->m_ssThresh = RenoHalfWindow(cwndBefore);
+            if (!m_congestionControl->HasCongControl() &&
+                DynamicCast<TcpClassicRecovery>(m_recoveryOps))
+            {
+                m_recoveryOps->EnterRecovery(m_tcb, m_dupAckCount, UnAckDataCount(),
+                                             currentDelivered);
+            }
+        }
+        const auto prev = m_prevState;
+        m_prevState = after;
+        if (m_stats && after != prev)
+        {
+            if (after == TcpSocketState::CA_RECOVERY)
+            {
+                m_stats->fastRecoveries += 1;
+                m_stats->cwrRecoveries += fromCwr ? 1 : 0;
+            }
+            else if (after == TcpSocketState::CA_CWR)
+            {
+                m_stats->ecnEchoes += 1;
+            }
+        }
+    }
+
+    void ReTxTimeout() override
+    {
+        // Count data timeouts only (not SYN/FIN retries, nor stale timers).
+        if (m_stats && m_state != CLOSED && m_state != TIME_WAIT && m_state != SYN_SENT &&
+            m_txBuffer->Size() > 0 && m_txBuffer->HeadSequence() < m_tcb->m_highTxMark)
+        {
+            m_stats->timeouts += 1;
+        }
+        // The base class recomputes ssthresh on a data timeout unless this is a repeated
+        // timeout of an already retransmitted head; Reno redoes that halving (point 3).
+        const bool halves = m_tcb->m_congState != TcpSocketState::CA_LOSS ||
+                            !m_txBuffer->IsHeadRetransmitted();
+        const uint32_t cwndBefore = m_tcb->m_cWnd.Get();
+        const uint32_t retriesBefore = m_dataRetrCount;
+        TcpSocketBase::ReTxTimeout();
+        if (m_reno && !m_sackEnabled && halves && m_dataRetrCount < retriesBefore &&
+            m_tcb->m_congState == TcpSocketState::CA_LOSS)
+        {
+            m_tcb->m_ssThresh = RenoHalfWindow(cwndBefore);
+        }
+        if (!m_sackEnabled && m_recoverActive && m_tcb->m_congState == TcpSocketState::CA_LOSS)
+        {
+            // RFC 6582 s3.2 / ns-2 bugfix_: after a timeout, duplicate ACKs may start a fast
+            // retransmit only once the cumulative ACK covers MORE than the highest byte sent
+            // before the timeout. ns-3 compares with >= and so fast-retransmits spuriously
+            // on the duplicate ACKs that its own go-back-N retransmissions provoke.
+            m_recover = m_tcb->m_highTxMark.Get() + 1;
+        }
+    }
+
+    uint32_t SendDataPacket(SequenceNumber32 seq, uint32_t maxSize, bool withAck) override
+    {
+        const bool retrans = seq < m_tcb->m_highTxMark;
+        const uint32_t sz = TcpSocketBase::SendDataPacket(seq, maxSize, withAck);
+        if (m_stats && sz > 0)
+        {
+            m_stats->dataPacketsSent += 1;
+            m_stats->dataBytesSent += sz;
+            if (retrans)
+            {
+                m_stats->retransPackets += 1;
+            }
+        }
+        return sz;
+    }
+
+  private:
+    static std::unordered_set<const AqmTcpSocket*>& Live()
+    {
+        static std::unordered_set<const AqmTcpSocket*> live;
+        return live;
+    }
+
+    EventId m_finWait2Event;
+    bool m_fastRegistered{false};
+    TcpKey m_fastKey;
+    uint16_t m_listenPort{0}; // registered with FastTcpDemux as this port's listener
+    std::function<void()> m_onDestroy;
+
+    /// ns-2 slowdown(CLOSE_SSTHRESH_HALF): half of min(cwnd, rwnd) in whole segments, >= 2.
+    uint32_t RenoHalfWindow(uint32_t cwnd) const
+    {
+        const uint32_t mss = m_tcb->m_segmentSize;
+        const uint32_t win = std::min(cwnd, m_rWnd.Get()) / mss;
+        return std::max<uint32_t>(2, win / 2) * mss;
+    }
+
+    bool m_reno{false};
+    bool m_cwrFastRetransmit{true};
+    TcpSocketState::TcpCongState_t m_prevState{TcpSocketState::CA_OPEN};
+    TcpSocketState::TcpCongState_t m_stateBeforeAck{TcpSocketState::CA_OPEN};
+    TcpSocketState::TcpCongState_t m_cwrEnteredFrom{TcpSocketState::CA_OPEN};
+    FlowStats* m_stats{nullptr};
+};
+
+/// How to build a socket: congestion control, recovery and attribute values.
+struct TcpProfile
+{
+    std::string congestion = "ns3::TcpNewReno";
+    std::string recovery = "ns3::TcpClassicRecovery";
+    bool reno = false;
+    double rttAlpha = 0.125;
+    double rttBeta = 0.25;
+    std::vector<std::pair<std::string, std::string>> attributes; // TcpSocket(Base) attributes
+};
+
+/// Create an AqmTcpSocket on `node` configured by `profile` (as TcpL4Protocol would).
+inline Ptr<AqmTcpSocket>
+MakeTcpSocket(Ptr<Node> node, const TcpProfile& profile)
+{
+    Ptr<TcpL4Protocol> tcp = node->GetObject<TcpL4Protocol>();
+    Ptr<RttMeanDeviation> rtt = CreateObject<RttMeanDeviation>();
+    rtt->SetAttribute("Alpha", DoubleValue(profile.rttAlpha));
+    rtt->SetAttribute("Beta", DoubleValue(profile.rttBeta));
+    ObjectFactory cc;
+    cc.SetTypeId(profile.congestion);
+    ObjectFactory rec;
+    rec.SetTypeId(profile.recovery);
+
+    Ptr<AqmTcpSocket> s = CreateObject<AqmTcpSocket>();
+    s->SetNode(node);
+    s->SetTcp(tcp);
+    s->SetRtt(rtt);
+    s->SetCongestionControlAlgorithm(cc.Create<TcpCongestionOps>());
+    s->SetRecoveryAlgorithm(rec.Create<TcpRecoveryOps>());
+    s->SetReno(profile.reno);
+    for (const auto& [name, value] : profile.attributes)
+    {
+        s->SetAttribute(name, StringValue(value));
+    }
+    tcp->AddSocket(s);
+    return s;
+}
+
+} // namespace aqmlab
