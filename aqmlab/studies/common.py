@@ -24,8 +24,9 @@ import numpy as np
 import pandas as pd
 
 from aqmlab.scenario import Scenario
+from aqmlab.studies.arms import Arm
 
-__all__ = ["Context", "context", "prefetch", "PlannedSweep", "arms_zip", "collect", "stack", "merge_tables", "web_stats", "web_cdf", "cdf_grid",
+__all__ = ["Context", "context", "prefetch", "PlannedSweep", "arm_changes", "arms_zip", "collect", "stack", "merge_tables", "web_stats", "web_cdf", "cdf_grid",
            "CDF_GRID_MS", "mean_cdf", "curve", "crossings", "share_faster", "get_path", "EXAMPLES",
            "example", "pct"]
 
@@ -93,17 +94,20 @@ class Context:
                               else LocalExecutor(self.workers))
         return self._executor
 
-    def sweep(self, base: Scenario, *, name: str, arms: Mapping[str, Mapping] | None = None,
+    def sweep(self, base: Scenario, *, name: str,
+              arms: Iterable[Arm] | Mapping[str, Mapping] | None = None,
               grid: Mapping[str, Sequence] | None = None, zip: Mapping | None = None,
               seeds: Sequence[int] = (1,)) -> Any:
         """Run ``base`` x ``arms`` x ``grid`` x ``seeds`` (only what the store lacks) and
-        return the :class:`~aqmlab.campaign.SweepResult`. ``arms`` maps a label (it becomes
-        the scenario ``name``, column ``name``) to its dotted changes."""
+        return the :class:`~aqmlab.campaign.SweepResult`. ``arms``: :class:`Arm` objects,
+        or a mapping of label to dotted changes; the label becomes the scenario ``name``
+        (column ``name``)."""
         from aqmlab.campaign import Sweep, sweep  # noqa: PLC0415
 
         zips = []
-        if arms:
-            zips.append(arms_zip(base, arms))
+        changes = arm_changes(arms)
+        if changes:
+            zips.append(arms_zip(base, changes))
         if zip:
             zips.append(dict(zip))
         spec = Sweep(base=base, grid=dict(grid or {}), zip=zips, seeds=list(seeds), name=name)
@@ -223,6 +227,20 @@ def context(store: Any = "data", workers: int | None = None, scheduler: str | No
     return Context(store=store, workers=workers, scheduler=scheduler or None,
                    progress=progress, timeout=timeout, plan_only=plan_only,
                    stored_only=stored_only)
+
+
+def arm_changes(arms: Iterable[Arm] | Mapping[str, Mapping] | None) -> dict[str, Mapping]:
+    """label -> dotted changes of ``arms`` (Arm objects or that mapping already)."""
+    if arms is None:
+        return {}
+    if isinstance(arms, Mapping):
+        return {k: (v.changes if isinstance(v, Arm) else v) for k, v in arms.items()}
+    out: dict[str, Mapping] = {}
+    for a in arms:
+        if a.label in out:
+            raise ValueError(f"arm {a.label!r} appears twice in one sweep")
+        out[a.label] = a.changes
+    return out
 
 
 def arms_zip(base: Scenario, arms: Mapping[str, Mapping[str, Any]]) -> dict[str, list]:
