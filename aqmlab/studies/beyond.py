@@ -62,7 +62,7 @@ def run(p: Profile, ctx: Context) -> dict[str, pd.DataFrame]:
                              "two-way")
     out.update({f"web_{k}": v for k, v in web.items()})
     if p.bulk:
-        b = ecn_bulk.base(ecn_bulk.profile("quick"))
+        b = ecn_bulk.base(ecn_bulk.profile("quick").size)
         barms = {f"modern-{k}": {"tcp.variant": v, "topology.forward_queue": q, "tcp.ecn": e}
                  for k, (v, q, e) in BULK_ARMS.items()}
         fl = collect(ctx.sweep(b, name="pentikousis-modern", arms=barms, seeds=p.seeds),
