@@ -30,6 +30,7 @@ from aqmlab.studies.claims import ClaimTable
 from aqmlab.studies.common import Context, collect, share_faster
 from aqmlab.studies.profiles import Profile
 from aqmlab.studies.profiles import get as get_profile
+from aqmlab.studies.setups import qiu
 
 STUDY = "beyond"
 TITLE = "Beyond the papers: CUBIC, BBR, CoDel, FQ-CoDel and PIE"
@@ -74,9 +75,9 @@ def run(p: Profile, ctx: Context) -> dict[str, pd.DataFrame]:
             out["bulk"] = runs
     if p.rtt:
         mp = many_flows.profile("quick")
-        sc, rarms = many_flows.rtt_scenario(mp, None, 3)
+        sc, rarms = qiu.rtt_scenario(qiu.base(mp.duration, mp.warmup), mp.rtt_duration, None, 3)
         all_arms = {}
-        for k, a in rarms.items():
+        for k, a in ((a.label, a.changes) for a in rarms):
             for tcp in ("reno", "cubic", "bbr"):
                 for q, qa in RTT_QUEUES.items():
                     if (tcp, q) in (("reno", "fq_codel"), ("bbr", "red")):
@@ -92,7 +93,7 @@ def run(p: Profile, ctx: Context) -> dict[str, pd.DataFrame]:
             out["rtt_flows"] = fl
     if p.many:
         mp = many_flows.profile("quick")
-        b = many_flows.base(mp)
+        b = qiu.base(mp.duration, mp.warmup)
         marms = {f"{tcp}-wc300": {"topology.forward_queue.limit": "260p", "tcp.variant": tcp}
                  for tcp in ("reno", "cubic", "bbr")}
         rows = collect(ctx.sweep(b, name="qiu-modern", arms=marms,
