@@ -25,12 +25,11 @@ import numpy as np
 import pandas as pd
 
 from aqmlab.studies import ecn_bulk, many_flows, plots
-from aqmlab.studies import ecn_sack_web as weigle
 from aqmlab.studies.claims import ClaimTable
 from aqmlab.studies.common import Context, collect, share_faster
 from aqmlab.studies.profiles import Profile
 from aqmlab.studies.profiles import get as get_profile
-from aqmlab.studies.setups import qiu
+from aqmlab.studies.setups import qiu, weigle
 
 STUDY = "beyond"
 TITLE = "Beyond the papers: CUBIC, BBR, CoDel, FQ-CoDel and PIE"
@@ -56,7 +55,7 @@ def profile(name: str = "quick", **overrides: Any) -> Profile:
 def run(p: Profile, ctx: Context) -> dict[str, pd.DataFrame]:
     out: dict[str, pd.DataFrame] = {}
     full = p.name == "full"
-    w = weigle.weigle_base(p.web_duration, p.web_warmup, full)
+    w = weigle.weigle_base(p.web_duration, p.web_warmup, 500000 if full else None)
     arms = {a: weigle.weigle_arm(a) for a in [*p.web_arms, weigle.BASELINE]}
     web = weigle.collect_web(ctx.sweep(w, name="weigle", arms=arms,
                                        zip=weigle.loads_zip([p.web_load]), seeds=p.seeds),

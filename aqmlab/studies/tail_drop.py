@@ -20,11 +20,11 @@ import pandas as pd
 
 from aqmlab.studies import christiansen as ch
 from aqmlab.studies import common, plots
-from aqmlab.studies import ecn_sack_web as weigle
 from aqmlab.studies.claims import ClaimTable
 from aqmlab.studies.common import Context, crossings, curve, quantile_at, share_faster
 from aqmlab.studies.profiles import Profile
 from aqmlab.studies.profiles import get as get_profile
+from aqmlab.studies.setups import weigle
 
 STUDY = "tail_drop"
 TITLE = "Tail-drop queue sizing for Web traffic (Christiansen; Weigle et al.)"
@@ -44,7 +44,8 @@ def run(p: Profile, ctx: Context) -> dict[str, pd.DataFrame]:
     b, loads, users = ch.setup(p)
     data = ch.collect_runs(ctx.sweep(b, name="christiansen-taildrop", arms=arms(p), zip=users,
                                      seeds=p.seeds), loads, series="christiansen")
-    w = weigle.weigle_base(p.weigle_duration, p.weigle_warmup, p.name == "full")
+    w = weigle.weigle_base(p.weigle_duration, p.weigle_warmup,
+                           500000 if p.name == "full" else None)
     warms = {a: weigle.weigle_arm(a) for a in ("reno-dt111", "reno-dt148", weigle.BASELINE)}
     wd = weigle.collect_web(ctx.sweep(w, name="weigle", arms=warms,
                                       zip=weigle.loads_zip(p.weigle_loads), seeds=p.seeds),
