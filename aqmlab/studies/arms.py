@@ -43,9 +43,16 @@ def arm_set(arms: Iterable[Arm]) -> dict[str, Arm]:
 
 
 def arms_frame(arms: Iterable[Arm]) -> pd.DataFrame:
-    """One row per arm: ``name`` (its label) and one column per tag (object dtype, so an
-    integer tag stays an integer where other arms lack it)."""
-    rows = [{"name": a.label, **a.tags} for a in arm_set(arms).values()]
+    """One row per label: ``name`` and one column per tag (object dtype, so an integer tag
+    stays an integer where other arms lack it). Arms of different sweeps may share a label
+    (e.g. each set-up's "uncongested" baseline) if they share their tags."""
+    tags: dict[str, Mapping[str, Any]] = {}
+    for a in arms:
+        if a.label in tags and tags[a.label] != a.tags:
+            raise ValueError(f"arm {a.label!r} has two sets of tags: {dict(tags[a.label])} "
+                             f"and {dict(a.tags)}")
+        tags[a.label] = a.tags
+    rows = [{"name": label, **t} for label, t in tags.items()]
     cols = list(dict.fromkeys(k for r in rows for k in r)) or ["name"]
     return pd.DataFrame(rows, columns=cols, dtype=object)
 

@@ -92,7 +92,7 @@ PROFILES: dict[str, dict[str, dict[str, Any]]] = {
         "full": dict(seeds=[1, 2, 3], loads=[0.5, 0.7, 0.8, 0.9, 0.98, 1.1],
                      thresholds=[(5, 15), (15, 45), (30, 90), (60, 180), (120, 360)],
                      duration=5400.0, warmup=1200.0, users_scale=1.0, start_spread=1.0,
-                     user_kbps=MAH_USER_KBPS, series="all", checks="all"),
+                     think_cap=None, user_kbps=MAH_USER_KBPS, series="all", checks="all"),
     },
     "ecn_sack_web": {
         "tiny": dict(seeds=[1], loads=[0.8], arms=["reno-dt148", "reno-aredecn5"],

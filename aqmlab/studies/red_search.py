@@ -19,12 +19,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from aqmlab.studies import christiansen as ch
 from aqmlab.studies import plots
 from aqmlab.studies.claims import ClaimTable
 from aqmlab.studies.common import Context, curve, merge_tables, share_faster
 from aqmlab.studies.profiles import Profile
 from aqmlab.studies.profiles import get as get_profile
+from aqmlab.studies.setups import christiansen as ch
 
 STUDY = "red_search"
 TITLE = "RED parameter search for Web traffic (Christiansen)"

@@ -89,6 +89,10 @@ def test_arms_give_the_sweep_their_changes_and_the_frames_their_tags():
     with pytest.raises(ValueError, match="defined twice, differently"):
         arm_set([a, Arm("td-q30", {"topology.forward_queue.limit": "31p"})])
     assert list(arm_set([a, b, a])) == ["td-q30", "uncongested"]
+    other = Arm("uncongested", {"topology.bottleneck.rate": "1Gbps"}, {"queue": "droptail"})
+    assert len(arms_frame([a, b, other])) == 2  # a shared label with the same tags: one row
+    with pytest.raises(ValueError, match="'uncongested' has two sets of tags"):
+        arms_frame([b, Arm("uncongested", {}, {"queue": "red"})])
     frame = arms_frame([a, b])
     assert list(frame.columns) == ["name", "queue", "qlen"]
     names = pd.Series(["td-q30", "uncongested", "td-q30"])
