@@ -252,7 +252,7 @@ def test_multiple_bottlenecks_repeats_its_claims_per_reading(tmp_path):
                                  "ared_mode": mode if name == "sack-ecn-ared" else ""})
     data = {"routers": pd.DataFrame(rows)}
     p = mb.profile("full")
-    assert p.cross_loads == [0.15, 0.075] and p.ared_modes == ["packet", "byte"]
+    assert p.cross_loads == (0.15, 0.075) and p.ared_modes == ("packet", "byte")
     t = mb.claims(data, p)
     assert len(t) == 52
     assert t["V-drops-peak-ared"].reproduced == "no"        # 15 %, packet: peak at R1
