@@ -49,7 +49,7 @@ def main() -> int:
                     help="run only this queue (repeatable; droptail-60 always runs)")
     args = ap.parse_args()
     from aqmlab.run import allocator
-    from aqmlab.studies.christiansen import users_for
+    from aqmlab.studies.setups.christiansen import users_for
 
     names = ["droptail-60", *[q for q in (args.only or QUEUES) if q != "droptail-60"]]
     mi = allocator.library("mimalloc")
