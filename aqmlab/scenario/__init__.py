@@ -23,7 +23,7 @@ from aqmlab.kinds.traffic import (
     Transfers,
     traffic_from_dict,
 )
-from aqmlab.scenario.spec import ENGINE_NAMES, RunControl, Scenario, as_scenario
+from aqmlab.scenario.spec import ENGINE_NAMES, RunControl, Scenario, as_scenario, parse_path
 from aqmlab.scenario.topology import (
     TOPOLOGIES,
     Dumbbell,
@@ -61,6 +61,7 @@ __all__ = [
     "TrafficBase",
     "Transfers",
     "as_scenario",
+    "parse_path",
     "queue_from_dict",
     "topology_from_dict",
     "traffic_from_dict",

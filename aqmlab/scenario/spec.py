@@ -33,7 +33,7 @@ from aqmlab.units import (
     set_attr,
 )
 
-__all__ = ["ENGINE_NAMES", "RunControl", "Scenario", "as_scenario"]
+__all__ = ["ENGINE_NAMES", "RunControl", "Scenario", "as_scenario", "parse_path"]
 
 #: The simulator engines a scenario can name in ``run.engine`` (aqmlab.engines).
 ENGINE_NAMES = ("ns3", "ns2")
@@ -327,7 +327,7 @@ def _drop_none(value: Any) -> Any:
 _SEGMENT = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)((?:\[\d+\])*)$")
 
 
-def _parse_path(path: str) -> list[str | int]:
+def parse_path(path: str) -> list[str | int]:
     tokens: list[str | int] = []
     for seg in path.split("."):
         m = _SEGMENT.match(seg)
@@ -342,7 +342,7 @@ def _set_path(d: dict[str, Any], path: str, value: Any) -> None:
     """Set ``value`` at dotted ``path`` in a nested dict/list; intermediate keys must exist
     (a None intermediate becomes a dict); the last key of a dict may be new (from_dict
     rejects unknown keys with the full path)."""
-    tokens = _parse_path(path)
+    tokens = parse_path(path)
     cur: Any = d
     for depth, tok in enumerate(tokens):
         last = depth == len(tokens) - 1

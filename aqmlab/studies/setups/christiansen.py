@@ -1,11 +1,12 @@
-"""Christiansen's lab network (seed 001) for the tail-drop and RED studies: scenarios,
-reductions and the thesis' tabulated results (Tables B.4-B.10 of the digest, §7).
+"""Christiansen's lab network (seed 001), shared by the tail-drop and RED studies: typed
+parameters, scenarios, arms, reductions and the thesis' tabulated results (Tables
+B.4-B.10 of the digest, §7).
 
 Scenario: ``examples/christiansen_taildrop_90.toml`` (7 servers -> R0 -> 10 Mb/s -> R1 -> 7
 client machines, per-pair RTTs of the thesis' Table 4.1, FreeBSD-like TCP, Mah browsing
 users). The offered load is set by the number of users: ``load x 10 Mb/s / user_kbps``
 with the per-user load measured as the thesis calibrated (unconstrained network; 3.70 kb/s
-with the 10-minute think cap, :data:`aqmlab.studies.profiles.MAH_USER_KBPS`). The thesis'
+with the 10-minute think cap, :data:`MAH_USER_KBPS`). The thesis'
 own counts (Table 3.5, :data:`USERS`; N = 337.5 x Mb/s + 26.5 between the tabulated
 points) assume its 2.95 kb/s per user and would offer ~125 % of the nominal load here.
 
@@ -26,15 +27,34 @@ thresholds multiplied by ``scale``; access links and RTTs unchanged), used only 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from aqmlab.scenario import Scenario
-from aqmlab.studies.common import cdf_grid, example, measured_requests, web_cdf, web_stats
+from aqmlab.studies.arms import Arm
+from aqmlab.studies.common import (
+    cdf_grid,
+    collect,
+    example,
+    measured_requests,
+    stack,
+    web_cdf,
+    web_stats,
+)
+from aqmlab.studies.params import Params
 
 BASELINE = "uncongested"
+#: Offered load per Mah browsing user with the thesis' 10-minute think cap, kb/s on the wire
+#: (server -> client, headers included), measured as the thesis calibrated: unconstrained
+#: 100 Mb/s network, 3,065 users, 55-min runs, the last 35 min measured: 3.73 and 3.66 kb/s
+#: (seeds 1, 2; 2.34 requests per user per minute, 11.8 KB per request). The thesis
+#: measured 2.95 kb/s (1.98 requests/min, 11.1 KB): its user counts would offer ~125 % of
+#: the load they are labelled with here, so the full profile matches the offered load in
+#: Mb/s, the thesis' own definition (digest A19-A20, option a).
+MAH_USER_KBPS = 3.70
 #: Table 3.5: offered load -> browsers.
 USERS = {0.5: 1714, 0.7: 2389, 0.8: 2727, 0.9: 3065, 0.98: 3353, 1.1: 3740}
 #: Offered load per user the thesis measured when it calibrated those counts (kb/s).
@@ -127,6 +147,22 @@ def users_for(load: float, user_kbps: float | None = None) -> int:
     return int(round(337.5 * 10 * load + 26.5))
 
 
+@dataclass(frozen=True, kw_only=True)
+class ChristiansenParams(Params):
+    """What every study of the thesis' network sets: offered ``loads`` (fractions of
+    10 Mb/s), run ``duration``/``warmup`` and users' ``start_spread`` (simulated s),
+    ``users_scale`` (< 1: a scaled-down replica), ``think_cap`` (None: the thesis' 10 min)
+    and ``user_kbps`` (offered load per user; None: the thesis' Table 3.5 counts)."""
+
+    loads: tuple[float, ...]
+    duration: float
+    warmup: float
+    users_scale: float
+    start_spread: float
+    think_cap: str | None
+    user_kbps: float | None
+
+
 def base(duration: float, warmup: float, start_spread: float, scale: float = 1.0,
          think_cap: str | None = None) -> Scenario:
     """The thesis' network with this run length (scale, think_cap: see the module
@@ -153,6 +189,11 @@ def taildrop(qlen: int, scale: float = 1.0) -> dict[str, Any]:
     return {"topology.forward_queue": {"kind": "droptail", "limit": scaled_limit(qlen, scale)}}
 
 
+def taildrop_arm(qlen: int, scale: float = 1.0) -> Arm:
+    """Arm ``td-q<qlen>``: a tail-drop queue of ``qlen`` packets (scaled)."""
+    return Arm(f"td-q{qlen}", taildrop(qlen, scale), tags={"queue": "droptail", "qlen": qlen})
+
+
 def red(min_th: float, max_th: float, qlen: int = 480, w_q: float = 1 / 512,
         max_p: float = 0.1, scale: float = 1.0) -> dict[str, Any]:
     """ALTQ RED as the thesis ran it (no gentle, no wait, 1000-byte mean packets)."""
@@ -167,27 +208,33 @@ def uncongested() -> dict[str, Any]:
             "topology.forward_queue": {"kind": "droptail", "limit": "10000p"}}
 
 
+def uncongested_arm() -> Arm:
+    """The unconstrained network (100 Mb/s): the baseline of every CDF."""
+    return Arm(BASELINE, uncongested(),
+               tags={"baseline": True, "queue": "droptail", "limit": 10000})
+
+
 def users_zip(loads: list[float], scale: float = 1.0,
               user_kbps: float | None = None) -> dict[str, list]:
     return {"traffic[0].users": [max(1, round(users_for(x, user_kbps) * scale)) for x in loads]}
 
 
-def setup(p: Any) -> tuple[Scenario, dict[int, float], dict[str, list]]:
+def setup(p: ChristiansenParams) -> tuple[Scenario, dict[int, float], dict[str, list]]:
     """Base scenario, users -> load map and the users axis of a Christiansen profile."""
-    kbps = p.get("user_kbps")
-    b = base(p.duration, p.warmup, p.start_spread, p.users_scale, p.get("think_cap"))
+    kbps = p.user_kbps
+    b = base(p.duration, p.warmup, p.start_spread, p.users_scale, p.think_cap)
     users = {max(1, round(users_for(x, kbps) * p.users_scale)): x for x in p.loads}
     return b, users, users_zip(p.loads, p.users_scale, kbps)
 
 
-def deviation(p: Any) -> str:
+def deviation(p: ChristiansenParams) -> str:
     """A note for claims when the profile departs from the thesis' protocol."""
-    if p.get("think_cap"):
+    if p.think_cap:
         return (f"{p.name} profile: think times capped at {p.think_cap} (thesis 10 min), "
                 f"{p.user_kbps:g} kb/s per user; ")
     if p.users_scale != 1.0:
         return f"{p.name} profile: {p.users_scale:g}-scale replica; "
-    if p.get("user_kbps"):
+    if p.user_kbps:
         return (f"{p.name} profile: users calibrated to the offered load in Mb/s "
                 f"({p.user_kbps:g} kb/s per user, thesis {THESIS_USER_KBPS:g}: "
                 f"{users_for(0.9, p.user_kbps)} users at 90 %, thesis {USERS[0.9]}); ")
@@ -274,8 +321,7 @@ def _cumulative(t: np.ndarray, at: np.ndarray, rate: np.ndarray) -> np.ndarray:
 
 def collect_runs(sw: Any, loads: dict[int, float], classes: bool = False,
                  series: str = "") -> dict[str, pd.DataFrame]:
-    from aqmlab.studies.common import collect, stack  # noqa: PLC0415
-
+    """Every run of sweep result ``sw`` reduced (:func:`reduce`), tagged ``series``."""
     parts: dict[str, list] = {}
 
     def fn(res: Any) -> pd.DataFrame:
@@ -285,5 +331,3 @@ def collect_runs(sw: Any, loads: dict[int, float], classes: bool = False,
 
     collect(sw, fn)
     return {k: stack(v) for k, v in parts.items()}
-
-
