@@ -1,0 +1,1 @@
+"""Simulator engines behind one boundary; only these packages import or run a simulator."""
