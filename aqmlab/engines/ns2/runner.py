@@ -35,12 +35,11 @@ def binary() -> str:
 
 @dataclass
 class Finished:
-    """A completed ns process: exit code, CPU seconds, wall seconds, peak RSS."""
+    """A completed ns process: exit code, CPU seconds (user + system), wall seconds."""
 
     returncode: int
     cpu_s: float
     wall_s: float
-    max_rss_mb: float
 
 
 def _tail(path: Path, n: int = STDERR_TAIL) -> str:
@@ -73,7 +72,7 @@ def run_ns(script: Path, workdir: Path, timeout: float | None = None) -> Finishe
         raise SimulationCrashed(
             f"ns-2 exited with {code}; script kept at {script}\n"
             f"--- stderr tail ---\n{_tail(err)}\n--- stdout tail ---\n{_tail(out, 1000)}")
-    return Finished(code, usage.ru_utime + usage.ru_stime, wall, usage.ru_maxrss / 1024)
+    return Finished(code, usage.ru_utime + usage.ru_stime, wall)
 
 
 def _wait(proc: subprocess.Popen, timeout: float | None, t0: float):
