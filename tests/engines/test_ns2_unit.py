@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
 import pytest
 
-from aqmlab.engines.ns2 import check, mapping, tcl
+from aqmlab.engines.ns2 import check, mapping, tcl, web
 from aqmlab.errors import ScenarioError
 from aqmlab.plan import make_plan
 from aqmlab.scenario import (
@@ -155,3 +156,30 @@ def test_queue_limits_keep_ns2_accounting():
     dt = dict(mapping.queue_config(DropTail(limit="148p"), 1e7).settings)
     red = dict(mapping.queue_config(Red(limit="64p", min_th=20, max_th=60), 1e7).settings)
     assert dt["limit_"] == "148" and red["limit_"] == "64"
+
+
+def _native(group: PackMime) -> PackMime:
+    object.__setattr__(group, "generator", "ns2")
+    return group
+
+
+@pytest.mark.parametrize("group,field", [
+    (PackMime(rate=5, lrd=True), "traffic[0].lrd"),
+    (PackMime(rate=5, elephant="10MB"), "traffic[0].elephant"),
+    (PackMime(rate=5, receivers=[0, 1]), "traffic[0].receivers"),
+])
+def test_check_refuses_what_ns2_packmime_cannot_draw(group, field):
+    sc = base(topology=Dumbbell(senders=3, receivers=3), tcp=Tcp(limited_transmit=False),
+              traffic=[_native(group)])
+    with pytest.raises(ScenarioError) as err:
+        check(sc)
+    assert err.value.field == field
+
+
+def test_flow_ids_map_to_rows_bulk_first_then_web_groups():
+    """Bulk flow i carries fid i; web group g's connection j carries FID_STRIDE (1+g) + j,
+    which lands on row nbulk + (connections of the groups before g) + j."""
+    res = web.WebResult(end={}, warm={}, info={"src": np.zeros(5)}, offsets=np.array([0, 3]))
+    fids = np.array([0, 1, web.fid_base(0) + 2, web.fid_base(1) + 1, web.fid_base(1) + 2,
+                     web.fid_base(0) + 3, -1])
+    assert res.rows_of_fids(fids, nbulk=2).tolist() == [0, 1, 4, 6, -1, -1, -1]

@@ -105,7 +105,7 @@ class Events:
 
     time: np.ndarray
     probe: np.ndarray
-    fid: np.ndarray
+    fid: np.ndarray  # the flow's row (bulk flows, then web connections), -1 if none
     data: np.ndarray  # carries payload
     syn: np.ndarray
     ect: np.ndarray
@@ -114,11 +114,12 @@ class Events:
     uid: np.ndarray
 
     @classmethod
-    def of(cls, tr: pd.DataFrame, probes: Probes, hdr_of_fid: np.ndarray) -> Events:
-        fid = tr["fid"].to_numpy(dtype=np.int64)
-        known = (fid >= 0) & (fid < len(hdr_of_fid))
+    def of(cls, tr: pd.DataFrame, probes: Probes, rows_of, hdr_of_row: np.ndarray) -> Events:
+        """``rows_of(fids)``: flow rows of flow ids (-1 if none)."""
+        fid = rows_of(tr["fid"].to_numpy(dtype=np.int64))
+        known = fid >= 0
         hdr = np.full(len(fid), float(mapping.HEADER_BYTES))
-        hdr[known] = hdr_of_fid[fid[known]]
+        hdr[known] = hdr_of_row[fid[known]]
         size = tr["size"].to_numpy(dtype=np.int64)
         flags = tr["flags"].astype(str)
         # TCP flags are printed in hex; SYN (0x02) lives in the last digit
@@ -128,7 +129,7 @@ class Events:
         return cls(
             time=tr["time"].to_numpy(dtype=float),
             probe=probes.index(tr["src"].to_numpy(), tr["dst"].to_numpy()),
-            fid=np.where(known, fid, -1),
+            fid=fid,
             data=size > hdr,
             syn=last.to_numpy(dtype=bool) | one_way_syn,
             ect=flags.str[6].to_numpy() == "N",
@@ -268,11 +269,11 @@ def read_done(workdir: Path, n: int) -> np.ndarray:
     return out
 
 
-def hdr_by_fid(plan: Plan, web_tcps: list) -> np.ndarray:
-    """Header bytes of a data packet, by flow id (bulk flows, then web connections)."""
+def hdr_by_row(plan: Plan) -> np.ndarray:
+    """Header bytes of a data packet, by flow row (bulk flows, then web connections)."""
     bulk = [mapping.header_bytes(f.tcp) for f in plan.flows]
-    web = [np.full(len(w), mapping.header_bytes(w.tcp)) for w in web_tcps]
-    return np.concatenate([np.asarray(bulk, float), *web]) if web else np.asarray(bulk, float)
+    web = [np.full(len(w), mapping.header_bytes(w.tcp)) for w in plan.web]
+    return np.concatenate([np.asarray(bulk, float), *web])
 
 
 def parse_run(workdir: Path, plan: Plan, web_result=None) -> RawRun:
@@ -282,13 +283,17 @@ def parse_run(workdir: Path, plan: Plan, web_result=None) -> RawRun:
     meta = read_meta(workdir / "meta.txt")
     nprobe = len(probes.names)
     samples = read_rows(workdir / "samples.txt", 1 + 3 * nprobe)
-    hdr = hdr_by_fid(plan, plan.web)
-    drops = Events.of(read_trace(workdir / "drops.tr"), probes, hdr)
+    nb = len(plan.flows)
+    if web_result is not None:
+        rows_of = lambda fid: web_result.rows_of_fids(fid, nb)  # noqa: E731
+    else:
+        rows_of = lambda fid: np.where((fid >= 0) & (fid < nb), fid, -1)  # noqa: E731
+    hdr = hdr_by_row(plan)
+    drops = Events.of(read_trace(workdir / "drops.tr"), probes, rows_of, hdr)
     ecn = any(c.ecn for c in probes.configs)
-    deque = Events.of(read_trace(workdir / "deque.tr"), probes, hdr) if ecn else None
+    deque = Events.of(read_trace(workdir / "deque.tr"), probes, rows_of, hdr) if ecn else None
     qend, qwarm, bdep = queue_columns(workdir, probes, meta, drops, deque, samples, ecn)
     end, warm = flow_columns(workdir, plan)
-    nb = len(plan.flows)
     info = {
         "src": np.array([f.src for f in plan.flows], float),
         "dst": np.array([f.dst for f in plan.flows], float),

@@ -81,6 +81,21 @@ def _tcp(t: Tcp, k: int | None, group_tcp: dict | None, full_tcp: bool) -> None:
              "connections cannot carry the timestamp option")
 
 
+def _native_hosts(scenario: Scenario, k: int, group: PackMime) -> None:
+    """ns-2's PackMimeHTTP pairs client i with server i: it needs as many of each."""
+    topo = scenario.topology
+    if group.cross_hop is None:
+        n_s, n_r = topo.senders, topo.n_receivers
+    else:
+        n_s, n_r = topo.cross_senders, topo.n_cross_receivers
+    n_s = len(group.senders) if group.senders is not None else n_s
+    n_r = len(group.receivers) if group.receivers is not None else n_r
+    if n_s != n_r:
+        raise ScenarioError(f"traffic[{k}].receivers", group.receivers,
+                            f"ns-2's PackMimeHTTP needs as many clients as servers ({n_s})",
+                            "select hosts with senders/receivers")
+
+
 def check(scenario: Scenario) -> None:
     """Raise ScenarioError for the first thing the ns-2 engine cannot honour."""
     for path, queue, _link in scenario.topology.queue_links():
@@ -100,6 +115,7 @@ def check(scenario: Scenario) -> None:
             raise ScenarioError(f"{p}.generator", gen, "one of 'aqmlab', 'ns2'")
         if gen == "ns2":
             native = True
+            _native_hosts(scenario, k, group)
             if group.lrd:
                 raise ScenarioError(f"{p}.lrd", group.lrd,
                                     "ns-2's PackMimeHTTP has no long-range dependence")

@@ -1,6 +1,7 @@
 # aqmlab ns-2 engine: web connections replayed from aqmlab's plan (web.dat), by Full-TCP
 # agents with Application/TcpApp on both ends. web.dat holds one connection per line, in
-# start order:  k client server profile start request response delay_ms
+# start order:  fid client server profile start request response delay_ms
+# (k below is the connection's flow id, which its packets carry)
 # At `start` the client's TcpApp sends `request` bytes (the SYN leaves at once); when the
 # server's TcpApp has them all it sends `response` bytes with a FIN on the last segment;
 # when the client's TcpApp has them all, the response is complete. The client closes in
@@ -9,21 +10,21 @@
 # so a late packet of an earlier connection never reaches a later one. A DelayBox on the
 # client node gives each connection its planned extra delay: the rule's constant is set
 # right before the SYN, which passes the client's DelayBox within the same call.
-# web.txt records:  R k time  (response complete)
+# web.txt records (also written by web_native.tcl):
+#                   R k time  (response complete)
 #                   S k ndatapack ndatabytes nrexmitpack nrexmit ncwndcuts1 necn acked
 #                     (the server agent, when the pair is recycled or at the end)
 #                   W k acked (at the warm-up, connections still open)
 
 set AQ(web,port) 65536
+set AQ(web,open) {}
 
-proc aq_web_start {path nbulk warmup stop} {
+proc aq_web_start {path warmup stop} {
     global AQ
     set AQ(web,fd) [open $path r]
-    set AQ(web,nbulk) $nbulk
     set AQ(web,warmup) $warmup
     set AQ(web,stop) $stop
     set AQ(web,ndone) 0
-    set AQ(web,open) {}
     aq_web_schedule
 }
 
@@ -84,9 +85,8 @@ proc aq_web_open {} {
     $ns connect $ct $st
     $st reset
     $st listen
-    set fid [expr {$AQ(web,nbulk) + $k}]
-    $ct set fid_ $fid
-    $st set fid_ $fid
+    $ct set fid_ $k
+    $st set fid_ $k
     set AQ(conn,$k) [list $ct $st $ca $sa $key $resp $start]
     set AQ(agent,$ct) $k
     lappend AQ(web,open) $k
@@ -140,16 +140,28 @@ proc aq_web_closed {ct} {
     lappend AQ(pool,$key) [list $ct $st $ca $sa]
 }
 
+# The server agent of open connection k (replayed or native), or "".
+proc aq_web_server {k} {
+    global AQ
+    if {[info exists AQ(conn,$k)]} {
+        return [lindex $AQ(conn,$k) 1]
+    }
+    if {[info exists AQ(pmsrv,$k)]} {
+        return $AQ(pmsrv,$k)
+    }
+    return ""
+}
+
 # Warm-up: how far each open connection's response got; end: open connections' counters.
 proc aq_web_snapshot {phase} {
     global AQ
     set still {}
     foreach k $AQ(web,open) {
-        if {![info exists AQ(conn,$k)]} {
+        set st [aq_web_server $k]
+        if {$st == ""} {
             continue
         }
         lappend still $k
-        set st [lindex $AQ(conn,$k) 1]
         if {$phase == 0} {
             puts $AQ(fd,web) "W $k [$st set ack_]"
         } else {
