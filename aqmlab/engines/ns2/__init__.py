@@ -57,8 +57,11 @@ def simulate(scenario, plan, *, workdir=None, timeout=None, keep=False) -> RawRu
 
     ``workdir``: where to write the script and outputs (default: a new temporary folder,
     removed afterwards unless ``keep``); ``timeout``: wall seconds before the run is killed
-    (:class:`~aqmlab.errors.SimulationTimeout`); a crash raises
-    :class:`~aqmlab.errors.SimulationCrashed`. On failure the folder is kept.
+    (:class:`~aqmlab.errors.SimulationTimeout`; default ``run.max_wall_time``); a crash
+    raises :class:`~aqmlab.errors.SimulationCrashed`. On failure the folder is kept.
+    Groups run by ns-2's own PackMimeHTTP (``generator = "ns2"``) have their ``plan.web``
+    entries replaced by the connections ns-2 made, so that tables built from this plan
+    and the RawRun describe them.
     """
     from aqmlab.engines.ns2 import parse, tcl  # noqa: PLC0415
 
@@ -69,6 +72,8 @@ def simulate(scenario, plan, *, workdir=None, timeout=None, keep=False) -> RawRu
     wd.mkdir(parents=True, exist_ok=True)
     script, part = tcl.write_script(scenario, plan, wd)
     t_built = time.perf_counter()
+    if timeout is None:
+        timeout = scenario.run.max_wall_time_s
     done = run_ns(script, wd, timeout)  # raises, leaving wd in place
     raw = parse.parse_run(wd, plan, part.results(wd, plan))
     raw.stats.update({"run_cpu_s": done.cpu_s, "build_wall_s": t_built - t0,
