@@ -55,6 +55,7 @@ def main() -> int:
                     help="override a dotted scenario field (repeatable)")
     ap.add_argument("--engines", default="ns3,ns2", help="comma-separated: ns3, ns2")
     args = ap.parse_args()
+    from aqmlab.errors import ScenarioError
     from aqmlab.scenario import Scenario
 
     sc = Scenario.load(args.scenario)
@@ -63,7 +64,11 @@ def main() -> int:
     print(f"# {sc.name} {sc.key}  " + "  ".join(args.set), flush=True)
     cols, cpu = {}, {}
     for engine in args.engines.split(","):
-        s, cpu[engine], wall = simulate(engine, sc)
+        try:
+            s, cpu[engine], wall = simulate(engine, sc)
+        except ScenarioError as err:
+            print(f"# {engine} refuses the scenario: {err}")
+            continue
         cols[engine] = s.reindex(ROWS)
         print(f"# {engine}: {cpu[engine]:.2f} CPU s, {wall:.1f} s wall", flush=True)
     table = pd.DataFrame(cols)

@@ -8,7 +8,8 @@
 #   samples.txt  time {pkts bytes ave} per probe
 #   meta.txt     warm|end time
 #   drops.tr     ns-2 drop traces (d: queue drops, e: RED early drops) of the probed queues
-#   deque.tr     ns-2 dequeue traces of the probed queues (only with ECN: marks per flow)
+#   deque.tr     ns-2 dequeue traces of the probed queues (only with ECN: marks per flow),
+#                without the TCP header fields
 #   ave<p>.tr    RED's ave_ at every arrival at probe p (ns-2 variable trace)
 # phase 0 = end of the warm-up, 1 = end of the run.
 
@@ -118,7 +119,6 @@ proc aq_probe {p a b red} {
     }
     if {$AQ(ecn)} {
         set dq [new Trace/Deque]
-        $dq set show_tcphdr_ 1
         $dq set src_ $a
         $dq set dst_ $b
         $dq attach $AQ(fd,deque)

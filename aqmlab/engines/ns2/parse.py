@@ -31,14 +31,19 @@ def read_rows(path: Path, ncols: int) -> np.ndarray:
     return a.reshape(-1, ncols) if a.size else np.zeros((0, ncols))
 
 
-def read_trace(path: Path) -> pd.DataFrame:
-    """An ns-2 packet trace with ``show_tcphdr_ 1`` (drop or dequeue events)."""
+def read_trace(path: Path, tcp_header: bool = True) -> pd.DataFrame:
+    """An ns-2 packet trace (drop or dequeue events), with ``show_tcphdr_ 1`` or without
+    (then the TCP columns are absent: no SYN flag)."""
+    names = TRACE_COLUMNS if tcp_header else TRACE_COLUMNS[:12]
     if not path.exists() or path.stat().st_size == 0:
-        return pd.DataFrame({c: [] for c in TRACE_COLUMNS})
-    return pd.read_csv(path, sep=" ", header=None, names=TRACE_COLUMNS,
-                       usecols=range(len(TRACE_COLUMNS)), engine="c",
-                       dtype={"ptype": str, "flags": str, "saddr": str, "daddr": str,
-                              "tcpflags": str})
+        tr = pd.DataFrame({c: [] for c in names})
+    else:
+        tr = pd.read_csv(path, sep=" ", header=None, names=names, usecols=range(len(names)),
+                         engine="c", dtype={"ptype": str, "flags": str, "saddr": str,
+                                            "daddr": str, "tcpflags": str})
+    if not tcp_header:
+        tr = tr.assign(ackno=0, tcpflags="0x0", hlen=0, salen=0)
+    return tr
 
 
 def read_ave(path: Path) -> np.ndarray:
@@ -291,7 +296,8 @@ def parse_run(workdir: Path, plan: Plan, web_result=None) -> RawRun:
     hdr = hdr_by_row(plan)
     drops = Events.of(read_trace(workdir / "drops.tr"), probes, rows_of, hdr)
     ecn = any(c.ecn for c in probes.configs)
-    deque = Events.of(read_trace(workdir / "deque.tr"), probes, rows_of, hdr) if ecn else None
+    deque = Events.of(read_trace(workdir / "deque.tr", tcp_header=False), probes, rows_of,
+                      hdr) if ecn else None
     qend, qwarm, bdep = queue_columns(workdir, probes, meta, drops, deque, samples, ecn)
     end, warm = flow_columns(workdir, plan)
     info = {
