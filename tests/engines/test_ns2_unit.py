@@ -83,6 +83,10 @@ def test_red_drop_rule_marks_only_below_max_th():
     assert float(drop["linterm_"]) == pytest.approx(50)
     mark = dict(mapping.queue_config(Red(ecn=True, ecn_above_max_th="mark"), 1e7).settings)
     assert mark["use_mark_p_"] == "0"
+    native = Ared(ecn=True, ecn_above_max_th="mark")
+    object.__setattr__(native, "ecn_above_max_th", "mark_p")  # ns-2.35's rule, if offered
+    own = dict(mapping.queue_config(native, 1e7).settings)
+    assert (own["use_mark_p_"], float(own["mark_p_"])) == ("1", 0.1)
 
 
 def test_ared_gets_aqmlabs_automatic_values():

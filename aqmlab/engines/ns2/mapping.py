@@ -22,8 +22,10 @@ Queues (one ns-2 queue object per link direction, as ``$ns simplex-link`` create
   max_th) is exact for RED with a fixed max_p: ``mark_p_ = max_p`` (p < max_p exactly when
   avg < max_th); ``"mark"`` is ``use_mark_p_ 0``. ARED (and RED with ``adaptive``) moves
   max_p, which ``mark_p_`` cannot follow: ``"drop"`` is refused there
-  (:mod:`aqmlab.engines.ns2.support`). With ``use_mark_p_ 1`` ns-2 has no forced region:
-  above 2 max_th (gentle) the early test drops with p = 1, counted as unforced.
+  (:mod:`aqmlab.engines.ns2.support`). ns-2.35's own rule (mark while p < mark_p_, a
+  ``mark_p`` field or 0.1) is ``ecn_above_max_th = "mark_p"``, should the scenario model
+  offer it. With ``use_mark_p_ 1`` ns-2 has no forced region: above 2 max_th (gentle) the
+  early test drops with p = 1, counted as unforced.
 
 TCP (one-way agents for bulk flows and transfers, Full-TCP for web connections):
 
@@ -96,11 +98,13 @@ def _limit_packets(q: Queue, mean_pkt: int) -> int:
 
 
 def _ecn_settings(q: Red | Ared, max_p: float) -> tuple[tuple[str, str], ...]:
+    """ECN variables; ``max_p`` is RED's fixed max_p (the "drop" rule's mark_p_)."""
     if not q.ecn:
         return (("setbit_", "0"),)
     if q.ecn_above_max_th == "mark":
         return (("setbit_", "1"), ("use_mark_p_", "0"))
-    return (("setbit_", "1"), ("use_mark_p_", "1"), ("mark_p_", repr(max_p)))
+    mark_p = getattr(q, "mark_p", 0.1) if q.ecn_above_max_th == "mark_p" else max_p
+    return (("setbit_", "1"), ("use_mark_p_", "1"), ("mark_p_", repr(mark_p)))
 
 
 def queue_config(q: Queue | None, rate_bps: float) -> QueueConfig:

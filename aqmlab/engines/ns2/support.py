@@ -40,7 +40,7 @@ def _queue(path: str, q) -> None:
                 f"{path}.ecn_above_max_th", q.ecn_above_max_th,
                 "ns-2.35 marks while RED's probability is below a fixed mark_p_, which "
                 "cannot follow an adaptive max_p: 'drop' (mark only below max_th) is not "
-                "available with ARED", 'use ecn_above_max_th = "mark"')
+                "available with ARED", 'use "mark" (or ns-2.35\'s own rule, "mark_p")')
         if isinstance(q, Red) and q.ecn and not q.hard_drop:
             raise ScenarioError(f"{path}.hard_drop", q.hard_drop,
                                 "ns-2.35's RED always drops in the forced region")
