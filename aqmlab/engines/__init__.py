@@ -19,6 +19,7 @@ from __future__ import annotations
 import importlib
 import os
 from types import ModuleType
+from typing import Any
 
 from aqmlab.errors import ScenarioError
 from aqmlab.plan import make_plan
@@ -47,13 +48,14 @@ def check(scenario: Scenario) -> Scenario:
     return sc
 
 
-def simulate(scenario: Scenario) -> Results:
+def simulate(scenario: Scenario, **options: Any) -> Results:
     """Simulate ``scenario`` in this process on its ``run.engine``; an engine that aborts
-    takes the process with it (workers run this: :mod:`aqmlab.workers`)."""
+    takes the process with it (workers run this: :mod:`aqmlab.workers`). ``options`` go to
+    the engine's ``simulate`` (ns-2: ``workdir``, ``keep`` to inspect its files)."""
     sc = check(scenario)
     engine = get(sc.run.engine)
     plan = make_plan(sc)
-    raw = engine.simulate(sc, plan)
+    raw = engine.simulate(sc, plan, **options)
     meta = {**provenance(), "engine": engine.NAME, "engine_version": engine.version(),
             "key": sc.key, "seed": sc.run.seed, "run": sc.run.run, **raw.stats,
             "pid": os.getpid(), "peak_rss_mb": peak_rss_mb(), **engine.run_meta()}

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["RawRun", "TCP_STATES"]
+__all__ = ["FLOW_COLUMNS", "QUEUE_COLUMNS", "RawRun", "TCP_STATES"]
 
 #: TCP states, in ns-3's order (``ns3::TcpSocket::TcpStates_t``).
 TCP_STATES = ("CLOSED", "LISTEN", "SYN_SENT", "SYN_RCVD", "ESTABLISHED", "CLOSE_WAIT",
@@ -57,3 +57,15 @@ class RawRun:
     sample_times: np.ndarray | None = None
     series: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=dict)
     stats: dict[str, float] = field(default_factory=dict)
+
+
+#: Per-flow counters (``RawRun.flows`` keys), as aqmlab/engines/ns3/cpp/flow_stats.h names them.
+FLOW_COLUMNS = ("data_packets_sent", "data_bytes_sent", "retrans_packets", "timeouts",
+                "fast_recoveries", "bytes_received", "drops", "marks", "ack_drops",
+                "ecn_reductions", "cwr_recoveries")
+
+#: Per-queue counters (``RawRun.queues`` keys), as aqmlab/engines/ns3/cpp/probes.h names them.
+QUEUE_COLUMNS = ("arrivals", "departures", "drops", "forced_drops", "unforced_drops",
+                 "overflow_drops", "marks", "arrival_bytes", "drop_bytes", "area_pkts",
+                 "area_bytes", "max_pkts", "red_avg_sum", "red_avg_n", "syn_drops",
+                 "ack_only_drops", "ect_drops", "ect_unforced_drops")

@@ -55,6 +55,9 @@ class Tcp(Spec):
       state cuts the window is fast-retransmitted at once, the window cut once (ns-2,
       Linux); "timeout" is ns-3.44, which ignores those dupacks until the RTO (and aborts
       SACK runs on an NS_ASSERT). Serialised only with ``ecn``, so other hashes are kept.
+    - ``nagle`` False: a segment shorter than the MSS waits while data is unacknowledged
+      (RFC 896). ns-2's Full-TCP (web traffic) has it on (``nodelay_ false``); its one-way
+      agents have no application writes to coalesce. Serialised only when on.
     - ``max_seg_lifetime`` "1s": TIME_WAIT lasts 2 MSL. ns-2 has no TIME_WAIT; ns-3's 120 s
       would keep thousands of web connections' sockets alive (ns-3 demultiplexes by a
       linear scan), so the default is short.
@@ -81,11 +84,13 @@ class Tcp(Spec):
     max_retries: int = 1000000
     max_seg_lifetime: str | float = "1s"
     loss_in_cwr: str = "fast_retransmit"
+    nagle: bool = False
 
     def __post_init__(self) -> None:
         TCP_VARIANTS.lookup(self.variant, "variant")
         check_choice(self.loss_in_cwr, "loss_in_cwr", LOSS_IN_CWR)
-        for name in ("ecn", "delayed_ack", "timestamps", "window_scaling", "limited_transmit"):
+        for name in ("ecn", "delayed_ack", "timestamps", "window_scaling", "limited_transmit",
+                     "nagle"):
             check_bool(getattr(self, name), name)
         check_int(self.mss, "mss", ge=100, le=9000)
         check_int(self.initial_cwnd, "initial_cwnd", ge=1)
@@ -112,6 +117,8 @@ class Tcp(Spec):
         d = super().to_dict()
         if not d["ecn"]:  # no CWR without ECN: such scenarios keep their hashes
             del d["loss_in_cwr"]
+        if not d["nagle"]:  # the default: older scenarios keep their hashes
+            del d["nagle"]
         return d
 
     @property
@@ -180,7 +187,7 @@ class Tcp(Spec):
             ("ConnTimeout", _ns(self.initial_rto_s)),
             ("ConnCount", str(self.max_retries)),
             ("DataRetries", str(self.max_retries)),
-            ("TcpNoDelay", "true"),
+            ("TcpNoDelay", _b(not self.nagle)),
             ("MinRto", _ns(self.min_rto_s)),
             ("ClockGranularity", _ns(self.clock_granularity_s)),
             ("Timestamp", _b(self.timestamps)),

@@ -55,7 +55,9 @@ class PackMime(TrafficBase):
     swaps the roles: servers on the receivers' side, so responses cross the reverse
     bottleneck (two-way traffic = one forward and one reverse group). ``generator``
     "aqmlab" (default: aqmlab draws the connections, every engine replays them) or "ns2"
-    (ns-2.35's own PackMimeHTTP draws them; the ns-2 engine only).
+    (ns-2.35's own PackMimeHTTP draws them; the ns-2 engine only). ``server_delay`` adds
+    ns-2.35 PackMime's server think time before each response (1/Weibull(0.63, 305) s,
+    capped at 0.1 s), which the papers' ns-2.1b9 did not have (default off).
 
     ``elephant`` (a size such as "10MB"; default None = no rule) asks for at least one
     response of that size or more that starts before ``elephant_before`` (default "1000s")
@@ -85,6 +87,7 @@ class PackMime(TrafficBase):
     elephant: str | int | None = None
     elephant_before: str | float = _ELEPHANT_BEFORE
     generator: str = "aqmlab"
+    server_delay: bool = False
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -112,6 +115,7 @@ class PackMime(TrafficBase):
         if self.generator not in GENERATORS:
             raise ScenarioError("generator", self.generator,
                                 "one of " + ", ".join(repr(g) for g in GENERATORS))
+        check_bool(self.server_delay, "server_delay")
         if self.elephant is not None:
             parse_bytes(self.elephant, "elephant")
         before = check_time(self.elephant_before, "elephant_before", positive=True)
@@ -130,6 +134,8 @@ class PackMime(TrafficBase):
             del d["calibrate_on"]
         if d["generator"] == "aqmlab":  # the default: keep the hashes of older scenarios
             del d["generator"]
+        if not d["server_delay"]:
+            del d["server_delay"]
         return d
 
     def resolved(self) -> PackMime:
