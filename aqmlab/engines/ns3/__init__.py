@@ -13,6 +13,7 @@ from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as _dist_version
 
 from aqmlab.engines.ns3 import loader, native, session, socket_tables
+from aqmlab.errors import ScenarioError
 from aqmlab.plan import Plan
 from aqmlab.results.raw import RawRun
 from aqmlab.scenario import Scenario
@@ -36,7 +37,17 @@ def available() -> bool:
 
 
 def check(scenario: Scenario) -> None:
-    """Every kind aqmlab defines maps onto ns-3 (the scenario model checks the rest)."""
+    """Refuse what only the ns-2 engine can do: ns-2.35's own PackMimeHTTP generator, and
+    (for now) its server delay. Every kind aqmlab defines maps onto ns-3."""
+    for k, group in enumerate(scenario.traffic):
+        if getattr(group, "generator", "aqmlab") != "aqmlab":
+            raise ScenarioError(f"traffic[{k}].generator", group.generator,
+                                "ns-3 replays aqmlab's generator only; 'ns2' is ns-2.35's own "
+                                "PackMimeHTTP", 'use run.engine = "ns2", or generator = "aqmlab"')
+        if getattr(group, "server_delay", False):
+            raise ScenarioError(f"traffic[{k}].server_delay", True,
+                                "the server delay is modelled by ns-2.35's PackMimeHTTP only",
+                                'use generator = "ns2" on run.engine = "ns2"')
 
 
 def simulate(scenario: Scenario, plan: Plan) -> RawRun:
