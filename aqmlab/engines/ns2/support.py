@@ -7,6 +7,7 @@ and why ns-2.35 cannot do it, so a sweep fails at validation, not after hours of
 from __future__ import annotations
 
 from aqmlab.engines.ns2.mapping import gain_bits
+from aqmlab.engines.ns2.runner import available
 from aqmlab.errors import ScenarioError
 from aqmlab.kinds.queues import Ared, DropTail, Red
 from aqmlab.scenario import Mah, PackMime, Scenario, Tcp
@@ -97,7 +98,12 @@ def _native_hosts(scenario: Scenario, k: int, group: PackMime) -> None:
 
 
 def check(scenario: Scenario) -> None:
-    """Raise ScenarioError for the first thing the ns-2 engine cannot honour."""
+    """Raise ScenarioError for the first thing the ns-2 engine cannot honour (or when ns-2
+    is not installed)."""
+    if not available():
+        raise ScenarioError("run.engine", "ns2", "ns-2.35 (`ns`) is not installed here",
+                            "`make ns2` or `apt-get install ns2`, or set AQMLAB_NS2 to an ns "
+                            "binary")
     for path, queue, _link in scenario.topology.queue_links():
         _queue(f"topology.{path}", queue)
     native = False
