@@ -74,11 +74,18 @@ def run_notebook(name: str, profile: str = "quick", out: str | Path = "figures",
 def plan(studies: Iterable[str], profile: str, store: str | Path = "data",
          params: Mapping[str, Any] | None = None) -> list[Any]:
     """The sweeps (campaign ``Sweep`` specs) every study of ``studies`` would run, with the
-    profile's parameters overridden by ``params`` (e.g. ``{"seeds": [1]}``)."""
+    profile's parameters overridden by ``params`` (e.g. ``{"seeds": [1]}``): on ns-3, and
+    on ns-2.35 for the arms it can run unless ``params["reference"]`` is false (the
+    notebooks' second verdict)."""
+    params = dict(params or {})
+    reference = params.pop("reference", True)
     ctx = common.context(store=store, plan_only=True, progress=False)
     for name in studies:
         mod = load_study(name)
-        mod.run(mod.profile(profile, **(params or {})), ctx)
+        p = mod.profile(profile, **params)
+        mod.run(p, ctx)
+        if reference:
+            mod.run(p, ctx.on_engine("ns2"))
     return ctx.specs
 
 

@@ -76,13 +76,26 @@ class Context:
     timeout: float | None = None
     plan_only: bool = False
     stored_only: bool = False
+    engine: str | None = None
     _executor: Any = field(default=None, repr=False)
+    _owner: bool = field(default=True, repr=False)
     sweeps: list = field(default_factory=list, repr=False)
     specs: list = field(default_factory=list, repr=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.store, Store):
             self.store = Store(self.store)
+
+    def on_engine(self, engine: str) -> Context:
+        """This context running every sweep on ``engine`` (``run.engine``), leaving out the
+        points that engine cannot run (``Sweep.skipped``): a study's arms on the reference
+        engine ns-2.35, through the same store and workers."""
+        if self._executor is None and not (self.plan_only or self.stored_only):
+            _ = self.executor  # shared: created here, closed by this (owning) context
+        return Context(store=self.store, workers=self.workers, scheduler=self.scheduler,
+                       progress=self.progress, timeout=self.timeout, plan_only=self.plan_only,
+                       stored_only=self.stored_only, engine=engine,
+                       _executor=self._executor, _owner=False, specs=self.specs)
 
     @property
     def executor(self) -> Any:
@@ -105,7 +118,11 @@ class Context:
             zips.append(arms_zip(base, changes))
         if zip:
             zips.append(dict(zip))
-        spec = Sweep(base=base, grid=dict(grid or {}), zip=zips, seeds=list(seeds), name=name)
+        spec = Sweep(base=base, grid=dict(grid or {}), zip=zips, seeds=list(seeds), name=name,
+                     set={"run.engine": self.engine} if self.engine else {},
+                     skip_invalid=self.engine is not None)
+        if self.engine is not None and not spec.points():
+            return PlannedSweep(spec, self.store)  # nothing this engine can run
         self.specs.append(spec)
         if self.plan_only:
             return PlannedSweep(spec, self.store)
@@ -141,9 +158,9 @@ class Context:
         return claims
 
     def close(self) -> None:
-        if self._executor is not None:
+        if self._executor is not None and self._owner:
             self._executor.close()
-            self._executor = None
+        self._executor = None
 
     def __enter__(self) -> Context:
         return self
