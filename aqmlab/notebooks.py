@@ -84,7 +84,7 @@ def plan(studies: Iterable[str], profile: str, store: str | Path = "data",
         mod = load_study(name)
         p = mod.profile(profile, **params)
         mod.run(p, ctx)
-        if reference:
+        if reference and getattr(mod, "REFERENCE", True):
             mod.run(p, ctx.on_engine("ns2"))
     return ctx.specs
 

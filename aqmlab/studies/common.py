@@ -107,11 +107,13 @@ class Context:
     def sweep(self, base: Scenario, *, name: str,
               arms: Iterable[Arm] | Mapping[str, Mapping] | None = None,
               grid: Mapping[str, Sequence] | None = None, zip: Mapping | None = None,
-              seeds: Sequence[int] = (1,)) -> Any:
+              seeds: Sequence[int] = (1,), skip_invalid: bool = False) -> Any:
         """Run ``base`` x ``arms`` x ``grid`` x ``seeds`` (only what the store lacks) and
         return the :class:`~aqmlab.campaign.SweepResult`. ``arms``: :class:`Arm` objects,
         or a mapping of label to dotted changes; the label becomes the scenario ``name``
-        (column ``name``)."""
+        (column ``name``). ``skip_invalid``: leave out (and list) the points that fail
+        validation, e.g. those an engine cannot run, instead of failing the sweep (always
+        so on a context :meth:`on_engine`)."""
         zips = []
         changes = arm_changes(arms)
         if changes:
@@ -120,9 +122,12 @@ class Context:
             zips.append(dict(zip))
         spec = Sweep(base=base, grid=dict(grid or {}), zip=zips, seeds=list(seeds), name=name,
                      set={"run.engine": self.engine} if self.engine else {},
-                     skip_invalid=self.engine is not None)
-        if self.engine is not None and not spec.points():
-            return PlannedSweep(spec, self.store)  # nothing this engine can run
+                     skip_invalid=skip_invalid or self.engine is not None)
+        if spec.skip_invalid:
+            if not spec.points():
+                return PlannedSweep(spec, self.store)  # nothing this engine can run
+            if skip_invalid and spec.skipped:
+                print(f"{name}: {len(spec.skipped)} point(s) not run, e.g. {spec.skipped[0]}")
         self.specs.append(spec)
         if self.plan_only:
             return PlannedSweep(spec, self.store)

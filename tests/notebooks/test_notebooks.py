@@ -14,7 +14,7 @@ from aqmlab.notebooks import NOTEBOOKS
 from aqmlab.studies import STUDIES, load_study
 from aqmlab.studies.claims import COLUMNS
 
-COMMON = {"profile", "seeds", "workers", "scheduler", "stored_only", "out", "store"}
+COMMON = {"profile", "seeds", "workers", "scheduler", "stored_only", "out", "store", "reference"}
 
 
 @pytest.mark.parametrize("name", list(STUDIES))
