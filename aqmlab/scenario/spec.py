@@ -14,12 +14,15 @@ from typing import Any
 import tomli_w
 
 from aqmlab.errors import ScenarioError
+from aqmlab.scenario import limits
+from aqmlab.scenario.files import read_table_file
 from aqmlab.scenario.queues import Ared
 from aqmlab.scenario.tcp import Tcp
 from aqmlab.scenario.topology import Dumbbell, ParkingLot, Topology, topology_from_dict
 from aqmlab.scenario.traffic import Bulk, Traffic, traffic_from_dict
 from aqmlab.units import (
     Spec,
+    canonical_units,
     check_bool,
     check_int,
     check_list,
@@ -44,7 +47,9 @@ class RunControl(Spec):
     sampling period (None = no time series; written ``false`` in TOML); ``stop_when_done``
     ends the run early once every finite transfer completed; ``max_wall_time`` a wall-clock
     limit in seconds (None = none); ``stop_after_responses`` ends the run once that many web
-    responses that started after the warm-up have completed (None = run for ``duration``).
+    responses that started after the warm-up have completed (None = run for ``duration``);
+    ``force`` skips the soft limits of :mod:`aqmlab.scenario.limits` (the deliberate giant
+    run; not in the hash, written only when true).
     """
 
     duration: str | float = "100s"
@@ -55,6 +60,7 @@ class RunControl(Spec):
     stop_when_done: bool = True
     max_wall_time: str | float | None = None
     stop_after_responses: int | None = None
+    force: bool = False
 
     def __post_init__(self) -> None:
         duration = check_time(self.duration, "duration", positive=True)
@@ -73,6 +79,13 @@ class RunControl(Spec):
             check_time(self.max_wall_time, "max_wall_time", positive=True)
         if self.stop_after_responses is not None:
             check_int(self.stop_after_responses, "stop_after_responses", ge=1)
+        check_bool(self.force, "force")
+
+    def to_dict(self) -> dict[str, Any]:
+        d = super().to_dict()
+        if not d["force"]:  # written only when true: older scenarios keep their form
+            del d["force"]
+        return d
 
     @property
     def duration_s(self) -> float:
@@ -124,6 +137,7 @@ class Scenario(Spec):
         )
         set_attr(self, "run", coerce(self.run, RunControl, "run"))
         self._cross_validate()
+        limits.check(self)  # what a machine can do (run.force skips the soft limits)
 
     def _cross_validate(self) -> None:
         topo = self.topology
@@ -181,13 +195,16 @@ class Scenario(Spec):
     @property
     def hash(self) -> str:
         """First 16 hex digits of the sha256 of the canonical JSON of ``to_dict()`` without
-        ``run.seed``/``run.run`` and ``description`` (prose, not what is simulated: a sweep
-        point and the same scenario run by hand share their stored run). Stable across
-        processes; changes if any other field (including name and unit spelling, e.g.
-        "10Mbps" vs 10000000) changes. Calibration table paths are left out; the rate they
-        give is in."""
+        ``run.seed``/``run.run``, ``run.force`` and ``description`` (prose, not what is
+        simulated: a sweep point and the same scenario run by hand share their stored run),
+        with quantities in one spelling (:func:`~aqmlab.units.canonical_units`: "10 Mbps",
+        "10Mbps" and 10000000 agree, as do "1000ms", "1s" and 1). Stable across processes;
+        changes if any other field (including name) changes. Calibration table paths are
+        left out; the rate they give is in."""
         d = self.to_dict()
         del d["run"]["seed"], d["run"]["run"], d["description"]
+        d["run"].pop("force", None)
+        d = canonical_units(d)
         for group in d["traffic"]:  # a machine-specific path: its effect is in ``rate``
             group.pop("calibration", None)
         text = json.dumps(d, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
@@ -248,12 +265,7 @@ class Scenario(Spec):
     def load(cls, path: str | Path) -> Scenario:
         """Read a ``.toml`` or ``.json`` file."""
         path = Path(path)
-        suffix = _suffix(path)
-        text = path.read_text(encoding="utf-8")
-        try:
-            d = tomllib.loads(text) if suffix == ".toml" else json.loads(text)
-        except (tomllib.TOMLDecodeError, json.JSONDecodeError) as err:
-            raise ScenarioError(str(path), text[:80], f"invalid {suffix[1:]}: {err}") from None
+        d = read_table_file(path)  # one clear error for a missing, empty or unreadable file
         for group in d.get("traffic", []) if isinstance(d.get("traffic"), list) else []:
             cal = group.get("calibration") if isinstance(group, dict) else None
             if isinstance(cal, str) and not Path(cal).is_absolute():
