@@ -4,8 +4,9 @@
 ``aqmlab calibrate SCENARIO --loads 50,80,105``, ``aqmlab ls [QUERY]``, ``aqmlab show RUN``,
 ``aqmlab export [QUERY] --format csv|parquet``.
 
-Errors are printed as one line (use ``--debug`` for the traceback); ns-3 never runs in
-this process.
+Errors are printed as one line naming the file or folder and what to do (``--debug``,
+before or after the command, shows the traceback); every destination is checked before the
+first simulation; ns-3 never runs in this process.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from aqmlab.errors import AqmlabError
+from aqmlab.preflight import describe_os_error, run_folder, writable_folder
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
@@ -37,6 +39,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
             changes["run.warmup"] = f"{duration / 4:g}s"
             print(f"note: warm-up shortened to {duration / 4:g}s", file=sys.stderr)
         sc = sc.replace(**changes)
+    run_folder(args.out)  # before simulating: a result must have somewhere to go
     res = run(sc, timeout=args.timeout, in_process=args.in_process)
     out = res.save(args.out)
     s = res.summary.iloc[0]
@@ -49,12 +52,24 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
-    from aqmlab.run import as_scenario  # noqa: PLC0415
+    """Check every file given; name each, good or bad; non-zero status if any is bad."""
+    from aqmlab.scenario import Scenario  # noqa: PLC0415
+    from aqmlab.scenario.limits import estimate  # noqa: PLC0415
 
+    bad = 0
     for path in args.scenario:
-        sc = as_scenario(path)
-        print(f"{path}: ok ({sc.name}, {sc.n_flows} flows, key {sc.key})")
-    return 0
+        try:
+            sc = Scenario.load(path)
+        except AqmlabError as err:
+            bad += 1
+            text = str(err)
+            print(text if text.startswith(f"{path}:") else f"{path}: {text}", file=sys.stderr)
+            continue
+        print(f"{path}: ok ({sc.name}, {sc.n_flows} flows, key {sc.key}, "
+              f"{estimate(sc).text()})")
+    if bad and len(args.scenario) > 1:
+        print(f"{bad} of {len(args.scenario)} files are invalid", file=sys.stderr)
+    return 2 if bad else 0
 
 
 def _cmd_show(args: argparse.Namespace) -> int:
@@ -105,6 +120,9 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
     from aqmlab.campaign import Sweep, sweep  # noqa: PLC0415
 
     spec = Sweep.load(args.sweep)
+    writable_folder(args.data, "store root", "--data")
+    if args.table:
+        writable_folder(args.table.parent, "table's folder", "--table")
     print(f"{spec.name}: {len(spec)} runs, store {args.data}", file=sys.stderr, flush=True)
     res = sweep(spec, store=args.data, workers=args.workers, scheduler=args.scheduler,
                 timeout=args.timeout, retry_failed=args.retry_failed,
@@ -182,6 +200,7 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
         sc = sc.replace(**changes)
     name = re.sub(r"[^A-Za-z0-9._-]+", "_", sc.name) or "scenario"
     out = args.out or path.parent / "calibration" / f"{name}.csv"
+    writable_folder(Path(out).parent, "calibration table's folder", "--out")
     print(f"{sc.name}: calibrating traffic[{args.group}] at {len(args.loads)} loads on a "
           f"100 Mb/s bottleneck ({2 * len(args.loads)} runs, {sc.run.duration})",
           file=sys.stderr, flush=True)
@@ -206,12 +225,21 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
 
 
 def _write_table(df, out: Path, fmt: str | None = None) -> None:
+    """Write a table atomically (a temporary file renamed into place; no partial file)."""
     fmt = fmt or ("parquet" if out.suffix == ".parquet" else "csv")
+    if out.is_dir():
+        raise AqmlabError(f"{out}: is a folder; give a file name such as {out / 'table.csv'}")
     out.parent.mkdir(parents=True, exist_ok=True)
-    if fmt == "parquet":
-        df.to_parquet(out, index=False)
-    else:
-        df.to_csv(out, index=False)
+    tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
+    try:
+        if fmt == "parquet":
+            df.to_parquet(tmp, index=False)
+        else:
+            df.to_csv(tmp, index=False)
+        os.replace(tmp, out)
+    except OSError as err:
+        tmp.unlink(missing_ok=True)
+        raise AqmlabError(f"could not write the table: {describe_os_error(err, out)}") from None
     print(f"wrote {len(df)} rows to {out}", file=sys.stderr)
 
 
@@ -245,6 +273,8 @@ def _cmd_export(args: argparse.Namespace) -> int:
     from aqmlab.campaign.store import Store  # noqa: PLC0415
 
     store = Store(args.data)
+    out = args.out or Path(f"{args.table}.{args.format}")
+    writable_folder(out.parent if str(out.parent) else Path("."), "output folder", "--out")
     if args.sweep is not None:
         from aqmlab.campaign import Sweep  # noqa: PLC0415
 
@@ -269,7 +299,6 @@ def _cmd_export(args: argparse.Namespace) -> int:
             t = store.load(key).table(args.table)
             parts.append(t.assign(key=key)[["key", *t.columns]])
         df = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
-    out = args.out or Path(f"{args.table}.{args.format}")
     _write_table(df, out, args.format)
     return 0
 
@@ -314,6 +343,9 @@ def _cmd_figures(args: argparse.Namespace) -> int:
         print(f"total ~{sum(r['cpu_hours'] for r in rows):.1f} CPU-hours to run "
               f"(estimate from the cost model in aqmlab/campaign/cost.py)")
         return 0
+    writable_folder(args.out, "figures folder", "--out")
+    if not args.stored_only:
+        writable_folder(args.data, "store root", "--data")
     report = regenerate(args.profile, args.out, args.workers, args.scheduler, args.only,
                         args.data, params, stored_only=args.stored_only)
     print(report.text())
@@ -323,9 +355,14 @@ def _cmd_figures(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="aqmlab", description=__doc__.splitlines()[0])
-    p.add_argument("--debug", action="store_true", help="show tracebacks")
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                        help="show tracebacks")
+    p = argparse.ArgumentParser(prog="aqmlab", description=__doc__.splitlines()[0],
+                                parents=[common])
     sub = p.add_subparsers(dest="cmd", required=True)
+    add_parser = sub.add_parser
+    sub.add_parser = lambda *a, **k: add_parser(*a, parents=[common], **k)  # --debug anywhere
     r = sub.add_parser("run", help="simulate one scenario and save its results")
     r.add_argument("scenario", help="scenario file (.toml or .json)")
     r.add_argument("--out", required=True, type=Path, help="output folder")
@@ -416,11 +453,33 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     try:
         return args.fn(args)
-    except AqmlabError as err:
-        if args.debug:
+    except KeyboardInterrupt:
+        if getattr(args, "debug", False):
             raise
-        print(f"aqmlab: error: {err}", file=sys.stderr)
+        print("aqmlab: interrupted (stored results are kept; run again to resume)",
+              file=sys.stderr)
+        return 130
+    except Exception as err:  # noqa: BLE001 - one line, never a traceback without --debug
+        if getattr(args, "debug", False):
+            raise
+        print(f"aqmlab: error: {describe_error(err)}", file=sys.stderr)
         return 2
+
+
+def describe_error(err: BaseException) -> str:
+    """The one-line message ``aqmlab`` prints for ``err`` (without ``--debug``)."""
+    if isinstance(err, AqmlabError):
+        return str(err)
+    if isinstance(err, OSError):
+        return describe_os_error(err)
+    if isinstance(err, UnicodeDecodeError):
+        return f"a file is not UTF-8 text ({err}); save it as UTF-8"
+    if isinstance(err, MemoryError):
+        return "out of memory; run fewer workers (--workers) or a smaller scenario"
+    lines = str(err).strip().splitlines() or [""]
+    more = f" (+{len(lines) - 1} lines)" if len(lines) > 1 else ""
+    return (f"{type(err).__name__}: {lines[0]}{more} (unexpected: run again with --debug for "
+            "the traceback, and report it)")
 
 
 if __name__ == "__main__":
