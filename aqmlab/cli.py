@@ -79,6 +79,11 @@ def _cmd_show(args: argparse.Namespace) -> int:
 
     path = Path(args.run)
     if path.is_dir():
+        from aqmlab.campaign import store as st  # noqa: PLC0415
+
+        if path.parent.parent.name == "runs" or (path / st.MANIFEST).exists():
+            # a store entry: checked like a key would be (its key only by this version)
+            st.verify_entry(path, check_key=path.parent.name == st.version_tag())
         res = load(path)
     else:
         from aqmlab.campaign.store import Store  # noqa: PLC0415

@@ -174,7 +174,9 @@ class Sweep:
     def load(cls, path: str | Path) -> Sweep:
         """Read a sweep file; a relative ``base`` is resolved against its folder."""
         path = Path(path)
-        sweep = cls.from_toml(path.read_text(encoding="utf-8"), path.parent)
+        from aqmlab.scenario.files import read_table_file  # noqa: PLC0415
+
+        sweep = cls.from_dict(read_table_file(path, "sweep"), path.parent)  # one clear error
         if sweep.name is None:
             sweep.name = path.stem
         return sweep

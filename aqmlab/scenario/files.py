@@ -55,8 +55,10 @@ def read_table_file(path: str | os.PathLike, what: str = "scenario") -> dict[str
         raise ScenarioFileError(str(path), None, f"invalid {suffix[1:].upper()}: nested too "
                                 "deeply") from None
     if not isinstance(d, dict):
+        kind = {list: "a list", str: "a string", bool: "a boolean", type(None): "null"}.get(
+            type(d), "a number")
         raise ScenarioFileError(str(path), None, f"the top level must be a table of {what} "
-                                f"fields, not a {type(d).__name__}")
+                                f"fields (name, topology, ...), not {kind}")
     if not d:
         raise ScenarioFileError(str(path), None, f"is empty: a {what} file needs at least one "
                                 "field (see examples/); nothing was run")
