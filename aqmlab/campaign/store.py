@@ -169,6 +169,7 @@ class Store:
     def __init__(self, root: str | os.PathLike = "data", *, version: str | None = None) -> None:
         self.root = Path(root)
         self.version = version or version_tag()
+        self._last: tuple[Any, ...] | None = None  # the entry verified last, for summary()
 
     def __repr__(self) -> str:
         return f"Store({str(self.root)!r}, version={self.version!r})"
@@ -319,7 +320,9 @@ class Store:
         for attempt in range(_READ_TRIES):  # a concurrent writer may swap the entry
             before = _inode(d)
             try:
-                return verify_entry(d, full=full, check_key=check_key)
+                manifest = verify_entry(d, full=full, check_key=check_key)
+                self._last = (d, before, _mtime(d / MANIFEST), manifest)
+                return manifest
             except StoreError:
                 if attempt == _READ_TRIES - 1 or before is None or _inode(d) == before:
                     raise
@@ -348,6 +351,10 @@ class Store:
     def summary(self, key: str) -> dict[str, Any]:
         """The summary row of stored run ``key`` (from its checked manifest: no Parquet
         read), or StoreError if the entry is damaged."""
+        d = self.path(key)
+        last = self._last  # just checked (a sweep's check, then its row): not again
+        if last is not None and last[0] == d and last[1:3] == (_inode(d), _mtime(d / MANIFEST)):
+            return dict(last[3].get("summary") or {})
         return dict(self.verify(key, full=False).get("summary") or {})
 
     def load(self, key: str, *, full: bool = True) -> Results:
@@ -512,6 +519,13 @@ def _inode(d: Path) -> tuple[int, int] | None:
     except OSError:
         return None
     return st.st_dev, st.st_ino
+
+
+def _mtime(path: Path) -> int | None:
+    try:
+        return path.stat().st_mtime_ns
+    except OSError:
+        return None
 
 
 def _write_synced(path: Path, data: bytes) -> None:

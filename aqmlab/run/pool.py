@@ -240,7 +240,10 @@ class WorkerPool:
                 conns.append(self._zconn)
             for conn in wait(conns, wait_s):
                 if conn is self._zconn:
-                    self._from_zygote()
+                    # ready when wait() returned, but a dead worker's _exit_code may have
+                    # read the zygote's message since: recv() would then block for ever
+                    if self._zconn.poll(0):
+                        self._from_zygote()
                     continue
                 w = next((x for x in self._workers if x.conn is conn), None)
                 if w is not None:

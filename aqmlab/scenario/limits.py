@@ -17,12 +17,13 @@ Each violation is a :class:`~aqmlab.errors.ScenarioError` naming the field, its 
 estimate and what is allowed. The checks touch only parsed fields (tens of microseconds),
 since every Scenario (every sweep point) runs them.
 
-The cost model counts events from measured runs (151 runs of the 0.2.3 quick profile,
+The cost model counts events from measured runs (the 193 runs of the quick profile,
 aqmlab 0.2.3, ns-3.44): a link-filling TCP data packet costs 20-23 events on a dumbbell
 (its ACK and the access hops included), a PackMime connection 180-260 (210 at 10 Mb/s,
 256 uncongested at 100 Mb/s), Mah browsing 2,400-2,830 events per simulated second per
 offered Mb/s; a parking lot's extra hops add ~20 % each (5 hops: 1.8x). Events took 1.1-3 us
-of CPU each. Memory beyond the worker's own (~0.6 GiB: ns-3, cppyy, aqmlab's C++) was
+of CPU each. On those 193 runs the model gives 1.00-1.48x the measured events (never
+fewer; ``tests/unit/test_limits.py``). Memory beyond the worker's own (~0.6 GiB: ns-3, cppyy, aqmlab's C++) was
 measured with VmHWM: 12-18 KiB per bulk flow (2,000 and 10,000 flows), ~30 KiB per node
 (1,000 senders + 1,000 receivers), 2.2 KiB per PackMime connection drawn (40,000
 connections at 200/s, uncongested), ~20 KiB per connection left open in an overloaded run
@@ -141,7 +142,7 @@ def estimate(scenario: Any) -> Estimate:
 
     mss = scenario.tcp.mss + HEADER_BYTES
     link_pps = topo.bottleneck_rate_bps * float(getattr(topo, "rate_scale", 1.0)) / (8 * mss)
-    window_pps, transfer_pkts, all_transfers = 0.0, 0.0, True
+    window_pps, transfer_pkts, all_transfers, last_start = 0.0, 0.0, True, 0.0
     rtt = _min_rtt(topo)
     for k, g in enumerate(scenario.traffic):
         kind = getattr(g, "kind", "")
@@ -167,12 +168,16 @@ def estimate(scenario: Any) -> Estimate:
                     memory=n * BYTES_PER_FLOW)
         if kind == "transfers":
             transfer_pkts += sum(math.ceil(b / scenario.tcp_for(k).mss) for b in g.sizes_bytes)
+            last_start = max(last_start, float(g.start_s) + float(g.start_spread_s))
         elif n or kind not in ("packmime", "mah"):
             all_transfers = False
     if window_pps:
-        packets = min(link_pps, window_pps) * duration
+        pps = min(link_pps, window_pps)
+        packets = pps * duration
         if all_transfers:
             packets = min(packets, transfer_pkts)
+            if run.stop_when_done:  # the run ends with its transfers (twice the time, to be safe)
+                duration = min(duration, last_start + 2 * transfer_pkts / pps)
         est.add("the link-filling flows", events=EVENTS_PER_DATA_PACKET * h * packets)
 
     for path, queue, _link in topo.queue_links():
@@ -184,7 +189,7 @@ def estimate(scenario: Any) -> Estimate:
 
     interval = run.sample_interval_s
     if interval:
-        samples = run.duration_s / interval * 2 * hops
+        samples = duration / interval * 2 * hops
         est.add("run.sample_interval", events=samples, memory=samples * BYTES_PER_SAMPLE)
     return est
 
