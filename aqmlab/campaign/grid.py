@@ -36,6 +36,7 @@ from typing import Any
 from aqmlab import engines
 from aqmlab.errors import AqmlabError, ScenarioError
 from aqmlab.scenario import Scenario, as_scenario
+from aqmlab.scenario.files import read_table_file
 
 __all__ = ["Point", "Sweep", "SweepError", "param_value"]
 
@@ -177,7 +178,7 @@ class Sweep:
     def load(cls, path: str | Path) -> Sweep:
         """Read a sweep file; a relative ``base`` is resolved against its folder."""
         path = Path(path)
-        sweep = cls.from_toml(path.read_text(encoding="utf-8"), path.parent)
+        sweep = cls.from_dict(read_table_file(path, "sweep"), path.parent)  # one clear error
         if sweep.name is None:
             sweep.name = path.stem
         return sweep
