@@ -206,6 +206,8 @@ class Claim:
                 "note": note}
 
 
+#: The columns a reference engine adds after ``reproduced`` (:meth:`ClaimTable.with_reference`).
+REFERENCE_COLUMNS = ["measured_ns2", "reproduced_ns2", "engines"]
 #: The second verdict of a claim: what aqmlab on ns-3 and the reference engine (ns-2.35,
 #: the papers' simulator, on the same arms) say together.
 ENGINE_VERDICTS = {
@@ -290,13 +292,12 @@ class ClaimTable:
             df["note"] = (f"{self.interim[0].upper()}{self.interim[1:]}. " + df["note"]).str.strip()
         if self.reference is not None:
             ref = list(self.reference)
-            df.insert(COLUMNS.index("reproduced") + 1, "measured_ns2",
-                      [_fmt(c.measured) for c in ref])
-            df.insert(COLUMNS.index("reproduced") + 2, "reproduced_ns2",
-                      [c.reproduced for c in ref])
-            df.insert(COLUMNS.index("reproduced") + 3, "engines",
-                      [engine_verdict(a.reproduced, b.reproduced)
-                       for a, b in zip(self.claims, ref, strict=True)])
+            at = COLUMNS.index("reproduced") + 1
+            for k, (name, values) in enumerate(zip(REFERENCE_COLUMNS, (
+                    [_fmt(c.measured) for c in ref], [c.reproduced for c in ref],
+                    [engine_verdict(a.reproduced, b.reproduced)
+                     for a, b in zip(self.claims, ref, strict=True)]), strict=True)):
+                df.insert(at + k, name, values)
         return df
 
     def counts(self) -> dict[str, int]:
