@@ -13,8 +13,9 @@ Where the columns come from, and what ns-2 cannot give:
 - Flows (bulk, transfers): the sender's ``ndatapack_`` (minus packet 0, ns-2's 40-byte
   ``syn_`` packet, which carries no payload), ``ndatabytes_``, ``nrexmitpack_``,
   ``nrexmit_`` (timeouts with data outstanding; ns-2 does not count an RTO during ECN
-  recovery there), ``necnresponses_`` (ECN reductions), fast recoveries =
-  ``ncwndcuts1_`` - ECN reductions - timeouts; ``cwr_recoveries`` is 0 (ns-2's Reno
+  recovery there) minus the flow's packet-0 drops (each costs one timeout that ns-2
+  counts and aqmlab, counting data timeouts only, does not), ``necnresponses_`` (ECN
+  reductions), fast recoveries = ``ncwndcuts1_`` - ECN reductions - ``nrexmit_``; ``cwr_recoveries`` is 0 (ns-2's Reno
   retransmits a loss found in CWR without a window cut and counts nothing).
   ``bytes_received``: the sink's in-order ``bytes_`` in whole segments of payload.
   Completion of a transfer: the sink delivers its last byte (a Tcl upcall per delivery).
@@ -74,7 +75,7 @@ def simulate(scenario, plan, *, workdir=None, timeout=None, keep=False) -> RawRu
     if timeout is None:
         timeout = scenario.run.max_wall_time_s
     done = run_ns(script, wd, timeout)  # raises, leaving wd in place
-    raw = parse.parse_run(wd, plan, part.results(wd, plan))
+    raw = parse.parse_run(wd, plan, part.results(wd, plan), mss=scenario.tcp.mss)
     raw.stats.update({"run_cpu_s": done.cpu_s, "build_wall_s": t_built - t0,
                       "ns_wall_s": done.wall_s, "wall_s": time.perf_counter() - t0})
     if own and not keep:

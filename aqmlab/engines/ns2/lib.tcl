@@ -60,6 +60,17 @@ proc aq_link {a b rate delay qtype settings} {
     }
 }
 
+# Drop the listed packets of link a->b: ErrorModel/List at the link's head (before its
+# monitors' drop trace) numbers every packet 0, 1, 2...; in a one-flow scenario packet 0
+# is the one-way agent's 40-byte SYN, so data packet k (1-based, aqmlab) is number k.
+proc aq_droplist {a b drops} {
+    global ns N
+    set em [new ErrorModel/List]
+    $em unit pkt
+    $em droplist $drops
+    [$ns link $N($a) $N($b)] errormodule $em
+}
+
 # Manual routing on a tree: a host sends everything to its one neighbour; a router gets
 # one classifier slot per neighbour and a hash entry per destination host behind it.
 proc aq_route_default {node next} {

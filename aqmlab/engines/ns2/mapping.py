@@ -4,7 +4,10 @@ Queues (one ns-2 queue object per link direction, as ``$ns simplex-link`` create
 
 - ``droptail`` -> ``Queue/DropTail``, ``limit_`` = aqmlab's ``limit`` unchanged: aqmlab's
   limit already follows ns-2's accounting (``q + 1 >= limit_`` drops, so ``limit - 1``
-  packets wait, the one in transmission is not in the queue).
+  packets wait, the one in transmission is not in the queue). ``drop_packets`` -> an
+  ``ErrorModel/List`` at the link's head, which numbers every packet of the link: only
+  with one bulk flow or transfer, whose 40-byte packet 0 is number 0, so that the numbers
+  are aqmlab's data-packet arrival numbers.
 - ``red`` -> ``Queue/RED``: ``thresh_``/``maxthresh_`` = min_th/max_th (waiting packets, as
   aqmlab means them), ``linterm_`` = 1/max_p, ``q_weight_`` = w_q (0, -1, -2 select ns-2's
   own automatic weights, as in aqmlab), ``gentle_``, ``wait_``, ``mean_pktsize_``,
@@ -35,9 +38,13 @@ TCP (one-way agents for bulk flows and transfers, Full-TCP for web connections):
   aqmlab's non-SACK recovery has the same rule).
 - ``mss`` -> ``packetSize_`` (one-way: payload; ns-2 adds ``tcpip_base_hdr_size_`` 40 B) or
   ``segsize_`` (Full-TCP). Packets on the wire are payload + 40 B, as ns-3's IP packets;
-  ns-3's point-to-point frames carry 2 more bytes (PPP), so an ns-2 link of the same rate
-  serialises a full segment (mss+40)/(mss+42) of ns-3's time (0.4 % at mss 460, 0.14 %
-  at 1420). Not emulated: DelayBox recognises a SYN only at exactly 40 bytes.
+  ns-3's point-to-point frames carry 2 more bytes (PPP). Every ns-2 link therefore runs at
+  the plan's rate x (mss+40)/(mss+42) (:func:`wire_rate_bps`, the scenario's ``tcp.mss``),
+  so that a full segment takes exactly as long on both engines (a pure ACK takes 40/42 of
+  ns-3's time). Without this, ns-2 served data 0.4 % faster at mss 460: drop-tail runs
+  without random processing time are phase-locked (Floyd & Jacobson 1992), and such a
+  change alone moved ns-2's own loss rate by 10 % and Jain's index by 0.1-0.2 (Qiu's T1,
+  300-1000 flows). Not emulated: DelayBox recognises a SYN only at exactly 40 bytes.
 - ``initial_cwnd`` -> ``windowInit_``; ``rcv_window`` (capped at 65535 B without
   ``window_scaling``) -> ``window_`` in whole segments; ``min_rto`` -> ``minrto_``;
   ``initial_rto`` -> ``rtxcur_init_``; ``clock_granularity`` -> ``tcpTick_``;
@@ -50,6 +57,11 @@ TCP (one-way agents for bulk flows and transfers, Full-TCP for web connections):
   of a segment shorter than the MSS for ``interval_`` unless data or a FIN carries it.
 - ``nagle`` -> Full-TCP's ``nodelay_`` (its negation; ns-2's default is Nagle on, aqmlab's
   off unless a study sets it).
+- The retransmission timer and Reno recovery (:mod:`aqmlab.kinds.tcp.mechanisms`:
+  ``rtt_sampling``, ``rto_clock``, ``rto_backoff_reset``, ``rto_restart``,
+  ``timeout_ssthresh``, ``fast_retransmit_guard``, ``reno_halving``) are how ns-2's agents
+  work, with nothing to set: "auto" is their behaviour, and any other value is refused
+  (:mod:`aqmlab.engines.ns2.support`). ``bugFix_`` stays on.
 - ``max_seg_lifetime``: ns-2 has no TIME_WAIT; ``snd_buffer``: ns-2 senders have an
   unlimited buffer (aqmlab's default never limits); ``max_retries``: ns-2 never gives up.
 """
@@ -144,6 +156,16 @@ def queue_config(q: Queue | None, rate_bps: float) -> QueueConfig:
         )
         return QueueConfig("RED", settings, True, q.ecn, byte, q.mean_pkt_size)
     raise TypeError(f"no ns-2 mapping for queue kind {type(q).__name__}")
+
+
+#: Bytes of ns-3's point-to-point (PPP) header on every frame.
+PPP_BYTES = 2
+
+
+def wire_rate_bps(rate_bps: float, mss: int) -> float:
+    """The ns-2 link rate that serialises an ``mss`` segment (+ 40 B) as long as ns-3 does
+    at ``rate_bps`` (+ 40 B + PPP)."""
+    return rate_bps * (mss + HEADER_BYTES) / (mss + HEADER_BYTES + PPP_BYTES)
 
 
 def rcv_window_segments(t: Tcp) -> int:

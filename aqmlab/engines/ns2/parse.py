@@ -83,14 +83,15 @@ class Probes:
     limits: list[float]
 
     @classmethod
-    def of(cls, plan: Plan) -> Probes:
+    def of(cls, plan: Plan, mss: int) -> Probes:
+        """``mss``: the scenario's, which sets the ns-2 link rates (mapping.wire_rate_bps)."""
         names, rates, nodes, configs, limits = [], [], [], [], []
         for link in plan.links:
             for d, (a, b) in enumerate(((link.a, link.b), (link.b, link.a))):
                 if link.probes[d]:
                     cfg = mapping.queue_config(link.queues[d], link.rate_bps)
                     names.append(link.probes[d])
-                    rates.append(link.rate_bps)
+                    rates.append(mapping.wire_rate_bps(link.rate_bps, mss))
                     nodes.append((a, b))
                     configs.append(cfg)
                     limits.append(float(dict(cfg.settings)["limit_"]))
@@ -281,10 +282,10 @@ def hdr_by_row(plan: Plan) -> np.ndarray:
     return np.concatenate([np.asarray(bulk, float), *web])
 
 
-def parse_run(workdir: Path, plan: Plan, web_result=None) -> RawRun:
+def parse_run(workdir: Path, plan: Plan, web_result=None, mss: int = 1000) -> RawRun:
     """Everything the run wrote, as a RawRun (stats other than times filled by the caller).
     ``web_result`` supplies the web connections' columns (rows nb.. of every flow array)."""
-    probes = Probes.of(plan)
+    probes = Probes.of(plan, mss)
     meta = read_meta(workdir / "meta.txt")
     nprobe = len(probes.names)
     samples = read_rows(workdir / "samples.txt", 1 + 3 * nprobe)
@@ -317,6 +318,10 @@ def parse_run(workdir: Path, plan: Plan, web_result=None) -> RawRun:
     for out, mask in zip((end, warm), split_time(drops, meta.warm_s), strict=True):
         out["drops"] = count_by(drops.fid, n, mask & drops.data & (drops.probe >= 0))
         out["ack_drops"] = count_by(drops.fid, n, mask & ~drops.data & (drops.probe >= 0))
+        # nrexmit_ also counts the timeouts of a lost packet 0 (the one-way agents' SYN);
+        # aqmlab counts data timeouts only: one per packet-0 drop of a bulk flow.
+        syn = count_by(drops.fid, n, mask & drops.syn & (drops.probe >= 0))[:nb]
+        out["timeouts"][:nb] = np.maximum(out["timeouts"][:nb] - syn, 0)
     if deque is not None:
         marked = first_marks(deque)
         for out, mask in zip((end, warm), split_time(deque, meta.warm_s), strict=True):

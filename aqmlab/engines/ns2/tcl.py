@@ -108,6 +108,7 @@ def script_text(scenario: Scenario, plan: Plan, web: WebPart | None = None) -> s
     finite = [f for f in plan.flows if f.size_bytes > 0]
     all_finite = bool(plan.flows) and len(finite) == len(plan.flows) and not plan.web
     web = web if web is not None else web_part(scenario, plan)
+    mss = scenario.tcp.mss
     out = [
         "# aqmlab ns-2 engine: generated script, one run",
         f"# scenario {scenario.name} {scenario.key}",
@@ -126,8 +127,12 @@ def script_text(scenario: Scenario, plan: Plan, web: WebPart | None = None) -> s
     for i, link in enumerate(plan.links):
         for d, (a, b) in enumerate(((link.a, link.b), (link.b, link.a))):
             q = queues[i][d]
-            out.append(f"aq_link {a} {b} {_num(link.rate_bps)} {_num(link.delay_s)} "
+            out.append(f"aq_link {a} {b} {_num(mapping.wire_rate_bps(link.rate_bps, mss))} "
+                       f"{_num(link.delay_s)} "
                        f"{q.qtype} {_tcl_list(q.flat())}")
+            drops = getattr(link.queues[d], "drop_packets", None)
+            if drops:
+                out.append(f"aq_droplist {a} {b} {_tcl_list(sorted(drops))}")
     out += routes(plan)
     probe = 0
     for i, link in enumerate(plan.links):
