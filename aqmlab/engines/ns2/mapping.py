@@ -37,14 +37,15 @@ TCP (one-way agents for bulk flows and transfers, Full-TCP for web connections):
   ``Agent/TCPSink/Sack1`` / ``Agent/TCP/FullTcp/Sack``. ``bugFix_`` stays on (ns-2 default;
   aqmlab's non-SACK recovery has the same rule).
 - ``mss`` -> ``packetSize_`` (one-way: payload; ns-2 adds ``tcpip_base_hdr_size_`` 40 B) or
-  ``segsize_`` (Full-TCP). Packets on the wire are payload + 40 B, as ns-3's IP packets;
-  ns-3's point-to-point frames carry 2 more bytes (PPP). Every ns-2 link therefore runs at
-  the plan's rate x (mss+40)/(mss+42) (:func:`wire_rate_bps`, the scenario's ``tcp.mss``),
-  so that a full segment takes exactly as long on both engines (a pure ACK takes 40/42 of
-  ns-3's time). Without this, ns-2 served data 0.4 % faster at mss 460: drop-tail runs
-  without random processing time are phase-locked (Floyd & Jacobson 1992), and such a
-  change alone moved ns-2's own loss rate by 10 % and Jain's index by 0.1-0.2 (Qiu's T1,
-  300-1000 flows). Not emulated: DelayBox recognises a SYN only at exactly 40 bytes.
+  ``segsize_`` (Full-TCP). ns-3's IP packets are payload + 40 B and its point-to-point
+  frames carry 2 more (PPP). The one-way agents and their sinks send 42-byte headers
+  (``tcpip_base_hdr_size_``, the sink's ``packetSize_``), so that every data packet, ACK
+  and packet 0 of a bulk flow or transfer takes exactly as long on a link of the same rate
+  as on ns-3 (:data:`ONE_WAY_HEADER_BYTES`). With 40-byte headers ns-2 served data 0.4 %
+  faster at mss 460: drop-tail runs without random processing time are phase-locked
+  (Floyd & Jacobson 1992), and such a change alone moved ns-2's own loss rate by 10 % and
+  Jain's index by 0.1-0.2 (Qiu's T1, 300-1000 flows). Web connections (Full-TCP) keep
+  40-byte headers: DelayBox recognises a SYN only at exactly 40 bytes.
 - ``initial_cwnd`` -> ``windowInit_``; ``rcv_window`` (capped at 65535 B without
   ``window_scaling``) -> ``window_`` in whole segments; ``min_rto`` -> ``minrto_``;
   ``initial_rto`` -> ``rtxcur_init_``; ``clock_granularity`` -> ``tcpTick_``;
@@ -59,7 +60,7 @@ TCP (one-way agents for bulk flows and transfers, Full-TCP for web connections):
   off unless a study sets it).
 - The retransmission timer and Reno recovery (:mod:`aqmlab.kinds.tcp.mechanisms`:
   ``rtt_sampling``, ``rto_clock``, ``rto_backoff_reset``, ``rto_restart``,
-  ``timeout_ssthresh``, ``fast_retransmit_guard``, ``reno_halving``) are how ns-2's agents
+  ``timeout_ssthresh``, ``fast_retransmit_guard``, ``reno_window``) are how ns-2's agents
   work, with nothing to set: "auto" is their behaviour, and any other value is refused
   (:mod:`aqmlab.engines.ns2.support`). ``bugFix_`` stays on.
 - ``max_seg_lifetime``: ns-2 has no TIME_WAIT; ``snd_buffer``: ns-2 senders have an
@@ -77,6 +78,10 @@ from aqmlab.scenario import Tcp
 
 #: IP + TCP header bytes ns-2 adds to every packet (``tcpip_base_hdr_size_``).
 HEADER_BYTES = 40
+#: Bytes of ns-3's point-to-point (PPP) header on every frame.
+PPP_BYTES = 2
+#: The one-way agents' and sinks' header: ns-3's IP + TCP + PPP bytes.
+ONE_WAY_HEADER_BYTES = HEADER_BYTES + PPP_BYTES
 #: ns-2's timestamp option size (``ts_option_size_``).
 TS_OPTION_BYTES = 10
 
@@ -158,16 +163,6 @@ def queue_config(q: Queue | None, rate_bps: float) -> QueueConfig:
     raise TypeError(f"no ns-2 mapping for queue kind {type(q).__name__}")
 
 
-#: Bytes of ns-3's point-to-point (PPP) header on every frame.
-PPP_BYTES = 2
-
-
-def wire_rate_bps(rate_bps: float, mss: int) -> float:
-    """The ns-2 link rate that serialises an ``mss`` segment (+ 40 B) as long as ns-3 does
-    at ``rate_bps`` (+ 40 B + PPP)."""
-    return rate_bps * (mss + HEADER_BYTES) / (mss + HEADER_BYTES + PPP_BYTES)
-
-
 def rcv_window_segments(t: Tcp) -> int:
     """``window_``: the receive window in whole segments (65535 B at most without scaling)."""
     wnd = t.rcv_window_bytes if t.window_scaling else min(t.rcv_window_bytes, 65535)
@@ -180,9 +175,10 @@ def gain_bits(gain: float) -> int | None:
     return int(round(k)) if k >= 1 and abs(k - round(k)) < 1e-9 else None
 
 
-def header_bytes(t: Tcp) -> int:
-    """Bytes ns-2 adds to a data segment's payload."""
-    return HEADER_BYTES + (TS_OPTION_BYTES if t.timestamps else 0)
+def header_bytes(t: Tcp, one_way: bool = False) -> int:
+    """Bytes ns-2 adds to a data segment's payload (``one_way``: a bulk flow or transfer)."""
+    base = ONE_WAY_HEADER_BYTES if one_way else HEADER_BYTES
+    return base + (TS_OPTION_BYTES if t.timestamps else 0)
 
 
 def _common(t: Tcp) -> list[tuple[str, str]]:
@@ -207,11 +203,12 @@ class OneWayConfig:
 
 def one_way_config(t: Tcp) -> OneWayConfig:
     sink = "Agent/TCPSink/Sack1" if t.variant == "sack" else "Agent/TCPSink"
-    sink_settings: tuple[tuple[str, str], ...] = ()
+    sink_settings: tuple[tuple[str, str], ...] = (("packetSize_", str(ONE_WAY_HEADER_BYTES)),)
     if t.delayed_ack:
         sink += "/DelAck"
-        sink_settings = (("interval_", repr(t.delack_timeout_s)),)
-    settings = (("packetSize_", str(t.mss)), *_common(t),
+        sink_settings += (("interval_", repr(t.delack_timeout_s)),)
+    settings = (("packetSize_", str(t.mss)),
+                ("tcpip_base_hdr_size_", str(ONE_WAY_HEADER_BYTES)), *_common(t),
                 ("numdupacks_", str(t.dupack_threshold)),
                 ("singledup_", _b(t.limited_transmit)))
     return OneWayConfig(ONE_WAY_AGENT[t.variant], sink, settings, sink_settings)

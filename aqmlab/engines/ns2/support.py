@@ -92,7 +92,7 @@ def _tcp(t: Tcp, k: int | None, group_tcp: dict | None, full_tcp: bool) -> None:
 
 
 #: Mechanisms that only aqmlab's Reno recovery reads (other variants ignore them).
-_RENO_ONLY = ("fast_retransmit_guard", "reno_halving")
+_RENO_ONLY = ("fast_retransmit_guard", "reno_window")
 
 
 def _mechanisms(t: Tcp, full_tcp: bool, fail) -> None:

@@ -19,7 +19,8 @@ from aqmlab.units import check_choice
 if TYPE_CHECKING:
     from aqmlab.kinds.tcp.spec import Tcp
 
-__all__ = ["Mechanism", "MECHANISMS", "FIELDS", "check", "resolve", "ns3_attributes"]
+__all__ = ["Mechanism", "MECHANISMS", "FIELDS", "check", "resolve", "ns3_attributes",
+           "ns3_congestion"]
 
 
 @dataclass(frozen=True)
@@ -68,8 +69,9 @@ MECHANISMS = (
         "timeout_ssthresh", ("flight", "window"), "window", "window", "flight",
         "ssthresh at a timeout: half the flight, and kept at a repeated timeout of an "
         "already retransmitted segment (ns-3), or max(2, min(cwnd, rwnd) / 2) segments at "
-        "every timeout (ns-2 slowdown(CLOSE_SSTHRESH_HALF)). Reno already halves the window "
-        "at a first timeout; this adds the repeated ones and the other variants."),
+        "every timeout, except while recovering from an ECN echo, which already cut it "
+        "(ns-2 timeout()/slowdown()). Reno already halves the window at a first timeout; "
+        "this adds the repeated ones, the ECN case and the other variants."),
     Mechanism(
         "fast_retransmit_guard", ("timeout", "fast_retransmit"), "fast_retransmit",
         "fast_retransmit", "timeout",
@@ -79,12 +81,20 @@ MECHANISMS = (
         "by default): a second loss in the window of a Reno recovery then waits for the "
         "timeout."),
     Mechanism(
-        "reno_halving", ("whole_segments", "exact"), "exact", "whole_segments",
-        "whole_segments",
-        "Reno's cwnd at a fast retransmit: ssthresh, half the window in whole segments (ns-3 "
-        "classic recovery; ns-2's Full-TCP), or exactly half of min(cwnd, rwnd) (ns-2's "
-        "one-way Reno, CLOSE_CWND_HALF), which it keeps on leaving recovery. At windows of "
-        "3-7 segments this is up to a segment more, and so more dupacks for the next loss."),
+        "ca_increase", ("whole_bytes", "exact"), "exact", "exact", "whole_bytes",
+        "Congestion avoidance (reno, newreno, sack): cwnd grows by floor(mss^2 / cwnd) "
+        "bytes per ACK (ns-3's TcpNewReno), or exactly 1/cwnd segments (ns-2's opencwnd; "
+        "aqmlab's TcpNs2NewReno keeps the fraction). The truncation is up to a byte per "
+        "ACK: 3 % slower growth at 42 segments of 1000 B."),
+    Mechanism(
+        "reno_window", ("ns3", "ns2"), "ns2", "ns3", "ns3",
+        "Reno's window in fast recovery. ns-2's one-way Reno: cwnd = exactly half of "
+        "min(cwnd, rwnd) (CLOSE_CWND_HALF; ssthresh is that rounded down), kept on leaving "
+        "recovery, and every duplicate ACK, the first two included, lets a segment out "
+        "(dupwnd_). ns-3 classic recovery (and ns-2's Full-TCP): cwnd = ssthresh, whole "
+        "segments, and without limited transmit the first two dupacks free nothing. At "
+        "windows of 3-7 segments ns-2's is up to a segment more, hence more dupacks for a "
+        "next loss; with two holes in a window, ns-3 sent new data two dupacks later."),
 )
 
 FIELDS = tuple(m.field for m in MECHANISMS)
@@ -105,6 +115,15 @@ def resolve(tcp: Tcp, field: str, one_way: bool = True) -> str:
     return m.ns2 if one_way else m.ns2_full
 
 
+def ns3_congestion(tcp: Tcp, one_way: bool) -> str:
+    """The congestion-control TypeId: ns-3's TcpNewReno becomes aqmlab's TcpNs2NewReno
+    (ns2_reno_cc.h) with ``ca_increase = "exact"``."""
+    cc = tcp.variant_info.congestion
+    if cc == "ns3::TcpNewReno" and resolve(tcp, "ca_increase", one_way) == "exact":
+        return "aqmlab::TcpNs2NewReno"
+    return cc
+
+
 def ns3_attributes(tcp: Tcp, one_way: bool) -> tuple[tuple[str, str], ...]:
     """aqmlab socket attributes (aqmlab/engines/ns3/cpp/tcp_socket.h) of the mechanisms."""
     def on(field: str, value: str) -> str:
@@ -117,7 +136,7 @@ def ns3_attributes(tcp: Tcp, one_way: bool) -> tuple[tuple[str, str], ...]:
         ("RtoRestartOnFastRetransmit", on("rto_restart", "fast_retransmit")),
         ("TimeoutHalvesWindow", on("timeout_ssthresh", "window")),
         ("RenoFastRetransmitGuard", on("fast_retransmit_guard", "fast_retransmit")),
-        ("RenoHalfCwnd", on("reno_halving", "exact")),
+        ("RenoHalfCwnd", on("reno_window", "ns2")),
     )
 
 

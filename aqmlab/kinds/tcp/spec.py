@@ -72,9 +72,11 @@ class Tcp(Spec):
       one-way agents keep a backed-off RTO until an RTT sample); ``rto_restart``
       "new_ack" | "fast_retransmit" (ns-2 also restarts the timer at a fast retransmit);
       ``timeout_ssthresh`` "flight" | "window" (ns-2 halves min(cwnd, rwnd) at every
-      timeout); ``fast_retransmit_guard`` "timeout" | "fast_retransmit" (Reno; ns-2's
-      bugFix_: no second fast retransmit within a window); ``reno_halving``
-      "whole_segments" | "exact" (ns-2's one-way Reno: cwnd = exactly half the window).
+      timeout); ``ca_increase`` "whole_bytes" | "exact" (ns-2 adds exactly 1/cwnd per
+      ACK); ``fast_retransmit_guard`` "timeout" | "fast_retransmit" (Reno; ns-2's
+      bugFix_: no second fast retransmit within a window); ``reno_window``
+      "ns3" | "ns2" (ns-2's one-way Reno: cwnd = exactly half the window at a fast
+      retransmit, inflated by every duplicate ACK).
     """
 
     variant: str = "reno"
@@ -105,7 +107,8 @@ class Tcp(Spec):
     rto_restart: str = "auto"
     timeout_ssthresh: str = "auto"
     fast_retransmit_guard: str = "auto"
-    reno_halving: str = "auto"
+    ca_increase: str = "auto"
+    reno_window: str = "auto"
 
     def __post_init__(self) -> None:
         TCP_VARIANTS.lookup(self.variant, "variant")
@@ -231,7 +234,7 @@ class Tcp(Spec):
             ("CwrFastRetransmit", _b(self.loss_in_cwr == "fast_retransmit")),  # aqmlab's socket
             *mechanisms.ns3_attributes(self, one_way),
         )
-        return Ns3Tcp(self.variant_info.congestion, RECOVERY[self.effective_recovery],
+        return Ns3Tcp(mechanisms.ns3_congestion(self, one_way), RECOVERY[self.effective_recovery],
                       self.variant_info.aqmlab_reno, self.rtt_alpha, self.rtt_beta, attrs)
 
 

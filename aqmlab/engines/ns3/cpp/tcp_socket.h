@@ -12,6 +12,7 @@
 #pragma once
 #include "fast_demux.h"
 #include "flow_stats.h"
+#include "ns2_reno_cc.h"
 #include "ns2_rto.h"
 
 #include "ns3/internet-module.h"
@@ -22,7 +23,6 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
-#include <cstdlib>
 #include <functional>
 #include <set>
 #include <sstream>
@@ -32,47 +32,59 @@ namespace aqmlab
 {
 using namespace ns3;
 
-/// Developer trace of chosen senders (no effect on results): with the environment
-/// variables AQMLAB_TCP_TRACE=<file> and AQMLAB_TCP_TRACE_PORTS=<port,port,...> (flow i's
-/// sender binds port 10000 + i), every data segment sent ("S"), ACK received ("A") and
-/// retransmission timeout ("T") of those senders is written as one line: time, port,
-/// event, sequence (segments), cwnd and ssthresh (segments), congestion state, RTO (s),
-/// srtt and rttvar (s), RTO back-off (when aqmlab computes the timer). Read once per process.
+/// Per-flow sender traces (aqmlab.engines.flow_trace; no effect on results): after
+/// Configure(path, "10000,10003"), the senders bound to those ports (flow i's sender binds
+/// 10000 + i) write every data segment sent ("S", "R" for a retransmission), ACK received
+/// ("A"), retransmission timeout ("T") and SYN retry ("Y") as one line: time, port, event,
+/// sequence (segments), cwnd and ssthresh (segments), congestion state, RTO (s), srtt and
+/// rttvar (s), RTO back-off (when aqmlab computes the timer). Configure("", "") stops.
 struct TcpTrace
 {
-    static std::FILE* File()
+    static void Configure(const std::string& path, const std::string& ports)
     {
-        static std::FILE* f = Open();
-        return f;
-    }
-
-    static bool Wants(uint16_t port)
-    {
-        static const std::set<uint16_t> ports = Ports();
-        return File() != nullptr && ports.count(port) > 0;
-    }
-
-  private:
-    static std::FILE* Open()
-    {
-        const char* path = std::getenv("AQMLAB_TCP_TRACE");
-        return path != nullptr && *path ? std::fopen(path, "a") : nullptr;
-    }
-
-    static std::set<uint16_t> Ports()
-    {
-        std::set<uint16_t> out;
-        const char* text = std::getenv("AQMLAB_TCP_TRACE_PORTS");
-        std::stringstream ss(text ? text : "");
+        State& st = Get();
+        if (st.file != nullptr)
+        {
+            std::fclose(st.file);
+            st.file = nullptr;
+        }
+        st.ports.clear();
+        if (!path.empty())
+        {
+            st.file = std::fopen(path.c_str(), "w");
+        }
+        std::stringstream ss(ports);
         std::string item;
         while (std::getline(ss, item, ','))
         {
             if (!item.empty())
             {
-                out.insert(static_cast<uint16_t>(std::stoul(item)));
+                st.ports.insert(static_cast<uint16_t>(std::stoul(item)));
             }
         }
-        return out;
+    }
+
+    static std::FILE* File()
+    {
+        return Get().file;
+    }
+
+    static bool Wants(uint16_t port)
+    {
+        return Get().file != nullptr && Get().ports.count(port) > 0;
+    }
+
+  private:
+    struct State
+    {
+        std::FILE* file = nullptr;
+        std::set<uint16_t> ports;
+    };
+
+    static State& Get()
+    {
+        static State st;
+        return st;
     }
 };
 
@@ -130,8 +142,9 @@ class AqmTcpSocket : public TcpSocketBase
                               MakeBooleanChecker())
                 .AddAttribute("RenoHalfCwnd",
                               "Reno: a fast retransmit sets cwnd to half of min(cwnd, rwnd), "
-                              "not rounded to whole segments (ns-2 CLOSE_CWND_HALF); false: "
-                              "cwnd = ssthresh",
+                              "not rounded to whole segments, and every duplicate ACK "
+                              "inflates the window (ns-2 CLOSE_CWND_HALF, dupwnd_); false: "
+                              "cwnd = ssthresh, dupacks 1-2 only with limited transmit",
                               BooleanValue(false),
                               MakeBooleanAccessor(&AqmTcpSocket::m_renoHalfCwnd),
                               MakeBooleanChecker());
@@ -215,7 +228,7 @@ class AqmTcpSocket : public TcpSocketBase
         m_stats = stats;
     }
 
-    /// Write this sender's events to the developer trace if its port is wanted (TcpTrace).
+    /// Write this sender's events to the flow trace if its port is wanted (TcpTrace).
     void TraceIfWanted(uint16_t port)
     {
         m_tracePort = TcpTrace::Wants(port) ? port : 0;
@@ -529,6 +542,17 @@ class AqmTcpSocket : public TcpSocketBase
                 m_halfCwnd = std::max(m_tcb->m_segmentSize,
                                       std::min(cwndBefore, m_rWnd.Get()) / 2);
                 m_tcb->m_cWnd = m_halfCwnd;
+                if (!m_limitedTx)
+                {
+                    // ns-2 inflates the window by every duplicate ACK (dupwnd_ =
+                    // numdupacks_ at the fast retransmit). ns-3 counts a dupack as a
+                    // segment gone (an emulated SACK mark) from the third on unless
+                    // limited transmit marked the first two: mark them here.
+                    for (uint32_t i = 1; i < m_retxThresh; ++i)
+                    {
+                        m_txBuffer->AddRenoSack();
+                    }
+                }
             }
         }
         if (reno && m_renoHalfCwnd && m_halfCwnd > 0 && before == TcpSocketState::CA_RECOVERY &&
@@ -848,16 +872,13 @@ class AqmTcpSocket : public TcpSocketBase
         const bool halves = m_tcb->m_congState != TcpSocketState::CA_LOSS ||
                             !m_txBuffer->IsHeadRetransmitted();
         const uint32_t cwndBefore = m_tcb->m_cWnd.Get();
+        const uint32_t ssthreshBefore = m_tcb->m_ssThresh.Get();
+        const auto stateBefore = m_tcb->m_congState.Get();
         const uint32_t retriesBefore = m_dataRetrCount;
-        if (m_tracePort)
-        {
-            Trace('T', m_txBuffer->HeadSequence());
-        }
         const bool dataTimeout = m_state != CLOSED && m_state != TIME_WAIT &&
                                  m_state != SYN_SENT && m_txBuffer->Size() > 0 &&
                                  m_txBuffer->HeadSequence() < m_tcb->m_highTxMark;
-        const bool timerTimeout = dataTimeout;
-        if (timerTimeout && ManagesRto())
+        if (dataTimeout && ManagesRto())
         {
             m_rttActive = false; // ns-2 reset_rtx_timer: no timing across a timeout
             m_clock.Backoff(m_minRto.GetSeconds(), MAX_RTO_S);
@@ -865,11 +886,17 @@ class AqmTcpSocket : public TcpSocketBase
         TcpSocketBase::ReTxTimeout();
         const bool timedOut = m_dataRetrCount < retriesBefore &&
                               m_tcb->m_congState == TcpSocketState::CA_LOSS;
-        if (timedOut && ((m_reno && !m_sackEnabled && halves) || m_timeoutHalvesWindow))
+        if (timedOut && m_timeoutHalvesWindow && stateBefore == TcpSocketState::CA_CWR)
+        {
+            // ns-2 timeout(): while recovering from an ECN echo the window is already cut,
+            // so cwnd goes to 1 and ssthresh stays (slowdown(CLOSE_CWND_ONE)).
+            m_tcb->m_ssThresh = ssthreshBefore;
+        }
+        else if (timedOut && ((m_reno && !m_sackEnabled && halves) || m_timeoutHalvesWindow))
         {
             m_tcb->m_ssThresh = RenoHalfWindow(cwndBefore);
         }
-        if (timerTimeout && ManagesRto())
+        if (dataTimeout && ManagesRto())
         {
             RearmRetransmitTimer(false);
         }
@@ -880,6 +907,10 @@ class AqmTcpSocket : public TcpSocketBase
             // before the timeout. ns-3 compares with >= and so fast-retransmits spuriously
             // on the duplicate ACKs that its own go-back-N retransmissions provoke.
             m_recover = m_tcb->m_highTxMark.Get() + 1;
+        }
+        if (m_tracePort)
+        {
+            Trace('T', m_txBuffer->HeadSequence()); // after: window, ssthresh, back-off
         }
     }
 
@@ -987,6 +1018,7 @@ MakeTcpSocket(Ptr<Node> node, const TcpProfile& profile)
     Ptr<RttMeanDeviation> rtt = CreateObject<RttMeanDeviation>();
     rtt->SetAttribute("Alpha", DoubleValue(profile.rttAlpha));
     rtt->SetAttribute("Beta", DoubleValue(profile.rttBeta));
+    TcpNs2NewReno::GetTypeId(); // registers aqmlab's TypeId before it is looked up by name
     ObjectFactory cc;
     cc.SetTypeId(profile.congestion);
     ObjectFactory rec;
