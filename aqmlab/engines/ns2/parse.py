@@ -243,14 +243,19 @@ def series(probes: Probes, samples: np.ndarray):
 def read_timeouts(workdir: Path, n: int, warm_s: float | None) -> tuple[np.ndarray, np.ndarray]:
     """Retransmission timeouts per bulk flow/transfer, (all, up to the warm-up), from the
     agents' event trace: every expiry, also those ns-2's ``nrexmit_`` leaves out (during
-    recovery from an ECN echo)."""
+    recovery from an ECN echo), but not those with nothing outstanding: a finished
+    transfer's timer keeps expiring every RTO, and an ECN echo that halves cwnd below one
+    segment makes the sender wait for the timer before it sends again (RFC 3168; the
+    event's window field, int(cwnd_), is then 0)."""
     path = workdir / "events.tr"
     end, warm = np.zeros(n), np.zeros(n)
     if not path.exists() or path.stat().st_size == 0:
         return end, warm
-    ev = pd.read_csv(path, sep=r"\s+", header=None, usecols=[1, 5, 6],
-                     names=["time", "event", "fid"])
-    to = ev[(ev.event == "TIMEOUT") & (ev.fid >= 0) & (ev.fid < n)]
+    ev = pd.read_csv(path, sep=r"\s+", header=None, usecols=[1, 5, 6, 8],
+                     names=["time", "event", "fid", "cwnd"])
+    to = ev[(ev.event == "TIMEOUT") & (ev.fid >= 0) & (ev.fid < n) & (ev.cwnd >= 1)]
+    done = read_done(workdir, n)[to.fid.to_numpy(dtype=np.int64)]
+    to = to[(done < 0) | (to.time.to_numpy(dtype=float) <= done)]
     fid = to.fid.to_numpy(dtype=np.int64)
     end = np.bincount(fid, minlength=n)[:n].astype(float)
     if warm_s is not None:
