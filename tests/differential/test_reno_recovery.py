@@ -94,3 +94,28 @@ def test_ns3s_timeout_halves_the_flight():
     after = events(ev, "ack")
     after = after[after.t > events(ev, "timeout").t[0]]
     assert after.ssthresh.iloc[0] == 7.5
+
+
+@pytest.fixture(scope="module")
+def with_limited_transmit():
+    """Limited transmit on: segment 29 and its fast retransmission (arrival 63) lost; the
+    flow times out at 0.351 s while dupacks of the old window are still arriving."""
+    out = {}
+    for name, engine, tcp in (("ns2", "ns2", {}), ("ns3", "ns3", {}),
+                              ("ignored", "ns3", {"dupacks_after_timeout": "ignored"})):
+        out[name] = trace(one_flow((30, 63), limited_transmit=True, **tcp), engine)[1]
+    return out
+
+
+def test_after_a_timeout_two_dupacks_each_let_a_segment_out(with_limited_transmit):
+    """ns-2's singledup_: the first two dupacks after the timeout send the next segments
+    of the go-back-N (30 and 31, which the receiver holds already)."""
+    for name in ("ns2", "ns3"):
+        retx = events(with_limited_transmit[name], "retx")
+        assert list(retx.seg) == [29, 29, 30, 31], name
+    t2, t3 = (events(with_limited_transmit[n], "retx").t for n in ("ns2", "ns3"))
+    assert abs(t3 - t2).max() < 5e-5
+
+
+def test_ns3_ignores_dupacks_after_a_timeout(with_limited_transmit):
+    assert list(events(with_limited_transmit["ignored"], "retx").seg) == [29, 29]

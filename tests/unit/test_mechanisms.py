@@ -67,7 +67,8 @@ def test_ns2_refuses_what_its_agents_do_not_do():
     for field, value in (("rtt_sampling", "every_ack"), ("rto_clock", "exact"),
                          ("rto_backoff_reset", "new_ack"), ("rto_restart", "new_ack"),
                          ("timeout_ssthresh", "flight"), ("ca_increase", "whole_bytes"),
-                         ("fast_retransmit_guard", "timeout"), ("reno_window", "ns3")):
+                         ("fast_retransmit_guard", "timeout"), ("reno_window", "ns3"),
+                         ("dupacks_after_timeout", "ignored")):
         with pytest.raises(ScenarioError, match=f"tcp.{field}"):
             check(_scenario([Bulk(flows=1)], **{field: value}))
     # Reno-only mechanisms do not matter to SACK; web connections are Full-TCP

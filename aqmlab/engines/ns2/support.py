@@ -103,6 +103,8 @@ def _mechanisms(t: Tcp, full_tcp: bool, fail) -> None:
     for m in mechanisms.MECHANISMS:
         if m.field in _RENO_ONLY and t.variant != "reno":
             continue
+        if m.field == "dupacks_after_timeout" and (t.sack or not t.limited_transmit):
+            continue  # only without SACK and with limited transmit
         want = m.ns2_full if full_tcp else m.ns2
         if m.field == "rtt_sampling" and t.timestamps:
             want = "every_ack"

@@ -76,7 +76,8 @@ class Tcp(Spec):
       ACK); ``fast_retransmit_guard`` "timeout" | "fast_retransmit" (Reno; ns-2's
       bugFix_: no second fast retransmit within a window); ``reno_window``
       "ns3" | "ns2" (ns-2's one-way Reno: cwnd = exactly half the window at a fast
-      retransmit, inflated by every duplicate ACK).
+      retransmit, inflated by every duplicate ACK); ``dupacks_after_timeout`` "ignored" |
+      "limited_transmit" (ns-2's one-way agents keep limited transmit after a timeout).
     """
 
     variant: str = "reno"
@@ -109,6 +110,7 @@ class Tcp(Spec):
     fast_retransmit_guard: str = "auto"
     ca_increase: str = "auto"
     reno_window: str = "auto"
+    dupacks_after_timeout: str = "auto"
 
     def __post_init__(self) -> None:
         TCP_VARIANTS.lookup(self.variant, "variant")

@@ -147,6 +147,13 @@ class AqmTcpSocket : public TcpSocketBase
                               "cwnd = ssthresh, dupacks 1-2 only with limited transmit",
                               BooleanValue(false),
                               MakeBooleanAccessor(&AqmTcpSocket::m_renoHalfCwnd),
+                              MakeBooleanChecker())
+                .AddAttribute("LimitedTransmitAfterTimeout",
+                              "Without SACK and with limited transmit: after a timeout, the "
+                              "first two duplicate ACKs each let a segment out (ns-2's "
+                              "singledup_); false: ns-3 ignores dupacks in the loss state",
+                              BooleanValue(false),
+                              MakeBooleanAccessor(&AqmTcpSocket::m_ltAfterTimeout),
                               MakeBooleanChecker());
         return tid;
     }
@@ -172,6 +179,7 @@ class AqmTcpSocket : public TcpSocketBase
           m_timeoutHalvesWindow(other.m_timeoutHalvesWindow),
           m_renoGuard(other.m_renoGuard),
           m_renoHalfCwnd(other.m_renoHalfCwnd),
+          m_ltAfterTimeout(other.m_ltAfterTimeout),
           m_stats(nullptr)
     {
         Live().insert(this);
@@ -503,6 +511,7 @@ class AqmTcpSocket : public TcpSocketBase
         }
         const SequenceNumber32 recoverBefore = m_recover;
         TcpSocketBase::ProcessAck(ack, scoreboardUpdated, currentDelivered, oldHead, receivedData);
+        LimitedTransmitInLoss(before, ack, oldHead, receivedData);
         if (!m_sackEnabled && before == TcpSocketState::CA_LOSS &&
             m_tcb->m_congState == TcpSocketState::CA_OPEN && ack > oldHead &&
             ack - recoverBefore < m_tcb->m_segmentSize)
@@ -825,6 +834,34 @@ class AqmTcpSocket : public TcpSocketBase
         }
     }
 
+    /// ns-2's agents answer the first two duplicate ACKs with a new segment (singledup_,
+    /// send_one()) also after a timeout, when go-back-N is under way: the next segment in
+    /// line leaves if the flight stays within cwnd + dupacks. ns-3 ignores dupacks in
+    /// CA_LOSS. (ns-2 then resends two segments that the dupacks show were received.)
+    void LimitedTransmitInLoss(TcpSocketState::TcpCongState_t before, const SequenceNumber32& ack,
+                               const SequenceNumber32& oldHead, bool receivedData)
+    {
+        if (ack > oldHead)
+        {
+            m_lossDupAcks = 0;
+            return;
+        }
+        if (!m_ltAfterTimeout || !m_limitedTx || m_sackEnabled || receivedData ||
+            before != TcpSocketState::CA_LOSS || m_tcb->m_congState != TcpSocketState::CA_LOSS ||
+            ack != oldHead || ack >= m_tcb->m_highTxMark || ++m_lossDupAcks >= m_retxThresh)
+        {
+            return;
+        }
+        const uint32_t mss = m_tcb->m_segmentSize;
+        SequenceNumber32 next;
+        SequenceNumber32 nextHigh;
+        if (BytesInFlight() + mss <= m_tcb->m_cWnd.Get() + m_lossDupAcks * mss &&
+            m_txBuffer->NextSeg(&next, &nextHigh, false))
+        {
+            SendDataPacket(next, mss, true);
+        }
+    }
+
     /// Reno with RenoFastRetransmitGuard, after the base class processed an ACK: while the
     /// cumulative ACK is below the guard, keep ns-3's recovery point there, so that its
     /// DupAck does not enter recovery at the third duplicate ACK; and let limited
@@ -878,6 +915,7 @@ class AqmTcpSocket : public TcpSocketBase
         const bool dataTimeout = m_state != CLOSED && m_state != TIME_WAIT &&
                                  m_state != SYN_SENT && m_txBuffer->Size() > 0 &&
                                  m_txBuffer->HeadSequence() < m_tcb->m_highTxMark;
+        m_lossDupAcks = 0; // ns-2 Reno timeout(): dupacks_ = 0
         if (dataTimeout && ManagesRto())
         {
             m_rttActive = false; // ns-2 reset_rtx_timer: no timing across a timeout
@@ -984,6 +1022,8 @@ class AqmTcpSocket : public TcpSocketBase
     bool m_timeoutHalvesWindow{false};
     bool m_renoGuard{false};
     bool m_renoHalfCwnd{false};
+    bool m_ltAfterTimeout{false};
+    uint32_t m_lossDupAcks{0}; // duplicate ACKs since the last new ACK, in the loss state
     uint32_t m_halfCwnd{0}; // bytes: cwnd during and after a Reno fast recovery
     Ns2RtoClock m_clock;
     bool m_clockReady{false};
