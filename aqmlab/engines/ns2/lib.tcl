@@ -2,6 +2,8 @@
 # file). Outputs are small whitespace-separated text files in the working directory,
 # parsed by parse.py:
 #   flows.txt    phase flow ndatapack ndatabytes nrexmitpack nrexmit ncwndcuts1 necnresp sinkbytes
+#   events.tr    E time src dst TCP <event> flow seqno cwnd: the bulk/transfer agents' event
+#                trace (every retransmission TIMEOUT, RENO_FAST_RETX, ...)
 #   done.txt     flow time                     (finite transfers: last byte at the sink)
 #   queues.txt   phase probe parr pdep pdrops epdrops pmarks barr bdrops areapkts areabytes
 #                pkts bytes bdep
@@ -25,6 +27,9 @@ proc aq_init {} {
         set AQ(fd,$name) [aq_open $name.txt]
     }
     set AQ(fd,drops) [aq_open drops.tr]
+    set AQ(fd,events) [aq_open events.tr]
+    set AQ(events) [new BaseTrace/Event]
+    $AQ(events) attach $AQ(fd,events)
     if {$AQ(ecn)} {
         set AQ(fd,deque) [aq_open deque.tr]
     }
@@ -58,6 +63,17 @@ proc aq_link {a b rate delay qtype settings} {
     foreach {var value} $settings {
         $q set $var $value
     }
+}
+
+# Drop the listed packets of link a->b: ErrorModel/List at the link's head (before its
+# monitors' drop trace) numbers every packet 0, 1, 2...; in a one-flow scenario packet 0
+# is the one-way agent's 40-byte SYN, so data packet k (1-based, aqmlab) is number k.
+proc aq_droplist {a b drops} {
+    global ns N
+    set em [new ErrorModel/List]
+    $em unit pkt
+    $em droplist $drops
+    [$ns link $N($a) $N($b)] errormodule $em
 }
 
 # Manual routing on a tree: a host sends everything to its one neighbour; a router gets
@@ -153,6 +169,7 @@ proc aq_flow {i src dst prof start nbytes target overhead} {
     set tcp [aq_agent_$prof]
     set sink [aq_sink_$prof]
     $tcp set fid_ $i
+    $tcp eventtrace $AQ(events)
     if {$overhead > 0} {
         $tcp set overhead_ $overhead
     }

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from aqmlab.errors import ScenarioError
+from aqmlab.kinds.tcp import mechanisms
 from aqmlab.kinds.tcp.base import TCP_VARIANTS, Variant
 from aqmlab.units import (
     Spec,
@@ -61,6 +62,22 @@ class Tcp(Spec):
     - ``max_seg_lifetime`` "1s": TIME_WAIT lasts 2 MSL. ns-2 has no TIME_WAIT; ns-3's 120 s
       would keep thousands of web connections' sockets alive (ns-3 demultiplexes by a
       linear scan), so the default is short.
+    - The retransmission timer and Reno's recovery, where ns-2 and ns-3 part ways (details
+      and measurements in :mod:`aqmlab.kinds.tcp.mechanisms`), each "auto": ns-2's
+      behaviour for reno/newreno/sack (one-way agents for bulk flows and transfers,
+      Full-TCP for web traffic), ns-3's for the other variants. Serialised only when set.
+      ``rtt_sampling`` "every_ack" | "timed" (ns-2: one timed segment per round trip);
+      ``rto_clock`` "exact" | "ticks" (ns-2: RTO arithmetic in ticks of
+      ``clock_granularity``); ``rto_backoff_reset`` "new_ack" | "rtt_sample" (ns-2's
+      one-way agents keep a backed-off RTO until an RTT sample); ``rto_restart``
+      "new_ack" | "fast_retransmit" (ns-2 also restarts the timer at a fast retransmit);
+      ``timeout_ssthresh`` "flight" | "window" (ns-2 halves min(cwnd, rwnd) at every
+      timeout); ``ca_increase`` "whole_bytes" | "exact" (ns-2 adds exactly 1/cwnd per
+      ACK); ``fast_retransmit_guard`` "timeout" | "fast_retransmit" (Reno; ns-2's
+      bugFix_: no second fast retransmit within a window); ``reno_window``
+      "ns3" | "ns2" (ns-2's one-way Reno: cwnd = exactly half the window at a fast
+      retransmit, inflated by every duplicate ACK); ``dupacks_after_timeout`` "ignored" |
+      "limited_transmit" (ns-2's one-way agents keep limited transmit after a timeout).
     """
 
     variant: str = "reno"
@@ -85,10 +102,20 @@ class Tcp(Spec):
     max_seg_lifetime: str | float = "1s"
     loss_in_cwr: str = "fast_retransmit"
     nagle: bool = False
+    rtt_sampling: str = "auto"
+    rto_clock: str = "auto"
+    rto_backoff_reset: str = "auto"
+    rto_restart: str = "auto"
+    timeout_ssthresh: str = "auto"
+    fast_retransmit_guard: str = "auto"
+    ca_increase: str = "auto"
+    reno_window: str = "auto"
+    dupacks_after_timeout: str = "auto"
 
     def __post_init__(self) -> None:
         TCP_VARIANTS.lookup(self.variant, "variant")
         check_choice(self.loss_in_cwr, "loss_in_cwr", LOSS_IN_CWR)
+        mechanisms.check(self)
         for name in ("ecn", "delayed_ack", "timestamps", "window_scaling", "limited_transmit",
                      "nagle"):
             check_bool(getattr(self, name), name)
@@ -119,6 +146,9 @@ class Tcp(Spec):
             del d["loss_in_cwr"]
         if not d["nagle"]:  # the default: older scenarios keep their hashes
             del d["nagle"]
+        for name in mechanisms.FIELDS:  # "auto": older scenarios keep their hashes
+            if d[name] == "auto":
+                del d[name]
         return d
 
     @property
@@ -175,8 +205,14 @@ class Tcp(Spec):
         check_keys(d, [f.name for f in dataclasses.fields(self)])
         return dataclasses.replace(self, **d)
 
-    def ns3(self) -> Ns3Tcp:
-        """Socket configuration for ns-3 (set per socket, not through Config defaults)."""
+    def mechanism(self, name: str, one_way: bool = True) -> str:
+        """A field of :mod:`~aqmlab.kinds.tcp.mechanisms` with "auto" resolved, for a
+        socket of a bulk flow or transfer (``one_way``) or of a web connection."""
+        return mechanisms.resolve(self, name, one_way)
+
+    def ns3(self, one_way: bool = True) -> Ns3Tcp:
+        """Socket configuration for ns-3 (set per socket, not through Config defaults);
+        ``one_way``: a bulk flow or transfer (ns-2's one-way agents), not web traffic."""
         attrs = (
             ("SegmentSize", str(self.mss)),
             ("InitialCwnd", str(self.initial_cwnd)),
@@ -198,8 +234,9 @@ class Tcp(Spec):
             ("ReTxThreshold", str(self.dupack_threshold)),
             ("MaxSegLifetime", repr(self.max_seg_lifetime_s)),
             ("CwrFastRetransmit", _b(self.loss_in_cwr == "fast_retransmit")),  # aqmlab's socket
+            *mechanisms.ns3_attributes(self, one_way),
         )
-        return Ns3Tcp(self.variant_info.congestion, RECOVERY[self.effective_recovery],
+        return Ns3Tcp(mechanisms.ns3_congestion(self, one_way), RECOVERY[self.effective_recovery],
                       self.variant_info.aqmlab_reno, self.rtt_alpha, self.rtt_beta, attrs)
 
 
