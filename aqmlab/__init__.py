@@ -1,6 +1,7 @@
-"""aqmlab: the classic TCP / active-queue-management studies, runnable on ns-3.
+"""aqmlab: the classic TCP / active-queue-management studies, runnable on ns-3 (and on
+ns-2.35, the papers' own simulator, for the set-ups it supports).
 
-Importing aqmlab never imports ns-3: simulations run in worker processes that do.
+Importing aqmlab never imports a simulator: simulations run in worker processes that do.
 
 >>> import aqmlab
 >>> sc = aqmlab.Scenario.load("examples/qiu_t1_dumbbell.toml")
@@ -12,26 +13,21 @@ Importing aqmlab never imports ns-3: simulations run in worker processes that do
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
-__version__ = "0.2.3"
+__version__ = "0.3.0"
 
-_LAZY = {
+#: The public API, by the module that defines it. Loaded on first use, so that
+#: ``import aqmlab`` stays instant (the scenario model alone pulls in NumPy and pandas).
+_API = {
     "Scenario": "aqmlab.scenario",
     "Dumbbell": "aqmlab.scenario",
     "ParkingLot": "aqmlab.scenario",
     "Link": "aqmlab.scenario",
     "Tcp": "aqmlab.scenario",
     "RunControl": "aqmlab.scenario",
-    "Bulk": "aqmlab.scenario",
-    "Transfers": "aqmlab.scenario",
-    "DropTail": "aqmlab.scenario",
-    "Red": "aqmlab.scenario",
-    "Ared": "aqmlab.scenario",
-    "CoDel": "aqmlab.scenario",
-    "FqCoDel": "aqmlab.scenario",
-    "Pie": "aqmlab.scenario",
-    "run": "aqmlab.run",
+    "run": "aqmlab.workers",
     "Results": "aqmlab.results.results",
     "load": "aqmlab.results.results",
     "sweep": "aqmlab.campaign",
@@ -40,14 +36,30 @@ _LAZY = {
     "Store": "aqmlab.campaign",
     "explore": "aqmlab.widgets",
 }
+#: Registries whose kinds' classes are exported by class name (``aqmlab.Red``).
+_KIND_REGISTRIES = (("aqmlab.kinds.queues", "QUEUES"), ("aqmlab.kinds.traffic", "TRAFFIC"))
 
-__all__ = sorted(_LAZY) + ["__version__"]
+
+def _kind_classes() -> dict[str, Any]:
+    out = {}
+    for module, registry in _KIND_REGISTRIES:
+        for cls in getattr(importlib.import_module(module), registry).values():
+            out[cls.__name__] = cls
+    return out
 
 
 def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'aqmlab' has no attribute {name!r}")
-    import importlib  # noqa: PLC0415
+    module = _API.get(name)
+    if module is not None:
+        return getattr(importlib.import_module(module), name)
+    kinds = _kind_classes() if not name.startswith("_") else {}
+    if name in kinds:
+        return kinds[name]
+    raise AttributeError(f"module 'aqmlab' has no attribute {name!r}")
 
-    return getattr(importlib.import_module(module), name)
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_API, *_kind_classes()])
+
+
+__all__ = sorted(_API) + ["__version__"]

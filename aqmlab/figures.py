@@ -1,7 +1,7 @@
 """Batch figure regeneration (``make figures`` / ``aqmlab figures``): the study notebooks.
 
 Every study of :data:`aqmlab.studies.STUDIES` is a notebook in ``notebooks/``; this runs
-them with papermill (:func:`aqmlab.notebooks.regenerate`) in a profile:
+them with papermill (:func:`aqmlab.notebooks.run_notebook`) in a profile:
 
 * ``quick`` (``make figures``): short runs, few points, one seed; all seven notebooks in
   about 20 minutes on 2 cores;
@@ -19,26 +19,19 @@ look at a long campaign while it runs (its claim tables are marked interim).
 
 from __future__ import annotations
 
+import json
+import sys
+import time
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from aqmlab.notebooks import Report
+from aqmlab.campaign import Store, estimate_cost
+from aqmlab.notebooks import NotebookError, check_params, plan, run_notebook
+from aqmlab.studies import STUDIES, common
 
-__all__ = ["regenerate", "estimate"]
-
-
-def regenerate(profile: str = "quick", out: str | Path = "figures",
-               workers: int | None = None, scheduler: str | None = None,
-               only: Sequence[str] | None = None, store: str | Path = "data",
-               params: Mapping[str, Any] | None = None, stored_only: bool = False) -> Report:
-    """Run the study notebooks (all, or ``only`` these) in ``profile`` into ``out``;
-    ``params`` override notebook parameters (e.g. ``{"seeds": [1]}``); ``stored_only``:
-    simulate nothing, draw what the store has (interim claims say what is missing)."""
-    from aqmlab.notebooks import regenerate as run  # noqa: PLC0415
-
-    return run(profile, out, store, workers, scheduler, only, params=params,
-               stored_only=stored_only)
+__all__ = ["Report", "estimate", "regenerate"]
 
 
 def estimate(profile: str = "full", only: Sequence[str] | None = None,
@@ -48,10 +41,6 @@ def estimate(profile: str = "full", only: Sequence[str] | None = None,
     the missing ones (:func:`aqmlab.campaign.estimate_cost`); for the runs already stored, the
     measured CPU-hours (``run_cpu_s``) beside the model's figure for them, so the estimate
     can be judged."""
-    from aqmlab.campaign import Store, estimate_cost  # noqa: PLC0415
-    from aqmlab.notebooks import check_params, plan  # noqa: PLC0415
-    from aqmlab.studies import STUDIES  # noqa: PLC0415
-
     st = Store(store)
     rows, seen = [], set()
     names = list(only or STUDIES)
@@ -73,3 +62,102 @@ def estimate(profile: str = "full", only: Sequence[str] | None = None,
                      "stored_model_hours": sum(estimate_cost(stored[k].scenario)
                                                for k in timed) / 3600})
     return rows
+
+
+@dataclass
+class Report:
+    """What :func:`regenerate` did: per study the executed notebook, wall time, claim
+    counts or the error."""
+
+    profile: str
+    params: dict[str, Any] = field(default_factory=dict)
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    runs: dict[str, int] = field(default_factory=dict)
+    wall_s: float = 0.0
+
+    @property
+    def failed(self) -> list[dict[str, Any]]:
+        return [r for r in self.rows if r.get("error")]
+
+    def text(self) -> str:
+        given = f" with {self.params}" if self.params else ""
+        lines = [f"profile {self.profile}{given}: runs {self.runs}"]
+        for r in self.rows:
+            if r.get("error"):
+                lines.append(f"  {r['study']:22s} FAILED after {r['wall_s']:.0f} s: {r['error']}")
+            else:
+                c = r.get("claims", {})
+                lines.append(f"  {r['study']:22s} {r['wall_s']:6.0f} s  claims {c.get('claims', 0)}:"
+                             f" {c.get('yes', 0)} yes, {c.get('no', 0)} no, "
+                             f"{c.get('not tested', 0)} not tested, {c.get('no data', 0)} no data"
+                             + (f"; ns-2.35 {c['ns2 yes']} yes, {c['ns2 no']} no"
+                                if "ns2 yes" in c else "")
+                             + (f" ({c['interim']})" if c.get("interim") else ""))
+        lines.append(f"total {self.wall_s:.0f} s")
+        return "\n".join(lines)
+
+
+def regenerate(profile: str = "quick", out: str | Path = "figures", store: str | Path = "data",
+               workers: int | None = None, scheduler: str | None = None,
+               only: Sequence[str] | None = None, prefetch: bool = True,
+               log_output: bool = False, params: Mapping[str, Any] | None = None,
+               stored_only: bool = False) -> Report:
+    """Run every study notebook (or ``only`` these) in ``profile`` into ``out``.
+
+    ``params`` override notebook parameters in every selected study, e.g. ``{"seeds": [1]}``
+    for one replication of the full profile's grids; each must be declared by every
+    selected notebook (checked before anything runs).
+
+    With ``prefetch`` the runs of all selected studies execute first through one executor
+    (longest first); the notebooks then read them from the store. A failing notebook is
+    reported (cell and error) and the others still run; the report is written to
+    ``out/report.json``. ``stored_only``: simulate nothing; the notebooks use the stored
+    runs and the report counts the missing ones."""
+
+    t0 = time.perf_counter()
+    modules = {v: k for k, v in STUDIES.items()}
+    names = [modules.get(n, n) for n in only] if only else list(STUDIES)
+    for n in names:
+        if n not in STUDIES:
+            raise NotebookError(f"unknown study {n!r}; studies: {', '.join(STUDIES)}")
+    params = dict(params or {})
+    check_params(names, params)
+    report = Report(profile, params=params)
+    if stored_only:
+        rows = estimate(profile, names, store, params)
+        report.runs = {"total": sum(r["new"] for r in rows),
+                       "stored": sum(r["stored"] for r in rows),
+                       "missing": sum(r["missing"] for r in rows),
+                       "missing_cpu_hours": round(sum(r["cpu_hours"] for r in rows), 2)}
+        print(f"stored only: runs {report.runs}", file=sys.stderr, flush=True)
+    elif prefetch:
+        specs = plan(names, profile, store, params)
+        with common.context(store=store, workers=workers, scheduler=scheduler) as ctx:
+            print(f"{len(names)} studies, profile {profile}: running what the store lacks",
+                  file=sys.stderr, flush=True)
+            report.runs = common.prefetch(ctx, specs)
+        print(f"runs: {report.runs}", file=sys.stderr, flush=True)
+    for name in names:
+        t1 = time.perf_counter()
+        row: dict[str, Any] = {"study": name}
+        try:
+            path = run_notebook(name, profile, out, store, workers, scheduler,
+                                log_output=log_output, stored_only=stored_only, **params)
+            row["notebook"] = str(path)
+            counts = path.parent / "claims.json"  # written with claims.csv (ClaimTable.save)
+            if counts.exists():
+                row["claims"] = {k: v for k, v in json.loads(counts.read_text()).items()
+                                 if k != "study"}
+        except Exception as err:  # noqa: BLE001 - report and go on with the next notebook
+            row["error"] = str(err)
+        row["wall_s"] = time.perf_counter() - t1
+        report.rows.append(row)
+        status = "FAILED: " + row["error"] if "error" in row else "ok"
+        print(f"{name}: {row['wall_s']:.0f} s, {status}", file=sys.stderr, flush=True)
+    report.wall_s = time.perf_counter() - t0
+    Path(out).mkdir(parents=True, exist_ok=True)
+    (Path(out) / "report.json").write_text(json.dumps(
+        {"profile": profile, "params": params, "stored_only": stored_only,
+         "runs": report.runs, "wall_s": report.wall_s, "studies": report.rows},
+        indent=2) + "\n")
+    return report

@@ -1,8 +1,10 @@
-"""Expand a Scenario into a network plan: nodes, links, queues, flows. Pure Python, no ns-3.
+"""Expand a Scenario into a network plan: nodes, links, queues, connections. Pure Python.
 
-The plan is what ``aqmlab.ns3.build`` hands to the C++ Experiment. Keeping it separate
-makes the topology logic (who connects to whom, which queue sits where, each flow's base
-RTT and start time) testable without the simulator.
+The plan is what every engine builds its simulation from (ns-3's C++ Experiment, ns-2's
+Tcl script), so both simulate the very same connections. Keeping it separate makes the
+topology logic (who connects to whom, which queue sits where, each flow's base RTT and
+start time) testable without a simulator. Each traffic kind plans its own connections
+(:meth:`aqmlab.kinds.traffic.TrafficBase.plan`) through a :class:`GroupPlanner`.
 """
 
 from __future__ import annotations
@@ -11,9 +13,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from aqmlab.errors import ScenarioError
-from aqmlab.scenario import Bulk, Dumbbell, Link, Mah, PackMime, ParkingLot, Scenario, Tcp
-from aqmlab.scenario.queues import Queue
+from aqmlab.kinds.queues import QueueBase as Queue
+from aqmlab.kinds.tcp import Tcp
+from aqmlab.scenario import Dumbbell, Link, ParkingLot, Scenario
 
 
 @dataclass
@@ -174,16 +176,56 @@ def _parking_lot(t: ParkingLot, plan: Plan) -> None:
                           (t.access_queue, t.access_queue))
 
 
+_TOPOLOGIES = {"dumbbell": _dumbbell, "parking_lot": _parking_lot}
+
+
+@dataclass
+class GroupPlanner:
+    """The :class:`~aqmlab.kinds.traffic.PlanContext` of one traffic group: where its
+    connections go and how they are added to the plan."""
+
+    plan: Plan
+    group: int
+    seed: int
+    run: int
+    duration_s: float
+    warmup_s: float
+    tcp: Tcp
+    senders: list[int]
+    receivers: list[int]
+
+    def path_delay(self, src: int, dst: int) -> float:
+        return self.plan.path_delay(src, dst)
+
+    def propagation(self, server: np.ndarray, client: np.ndarray) -> np.ndarray:
+        prop = {(s, c): 2 * self.plan.path_delay(int(s), int(c))
+                for s in set(server) for c in set(client)}
+        return np.array([prop[(s, c)] for s, c in zip(server, client, strict=True)])
+
+    def add_flow(self, src: int, dst: int, start_s: float, size_bytes: float,
+                 processing_s: float) -> None:
+        self.plan.flows.append(PlanFlow(self.group, src, dst, self.tcp, start_s, size_bytes,
+                                        processing_s, 2 * self.plan.path_delay(src, dst)))
+
+    def add_web(self, **arrays) -> None:
+        self.plan.web.append(PlanWeb(group=self.group, tcp=self.tcp, **arrays))
+
+    def add_browsing(self, **arrays) -> None:
+        self.plan.web.append(PlanBrowsing(group=self.group, tcp=self.tcp, **arrays))
+
+    def delay_per_connection(self, clients: list[int]) -> None:
+        for link in self.plan.links:
+            if link.a in clients or link.b in clients:
+                link.flow_delay = True
+
+
 def make_plan(scenario: Scenario) -> Plan:
-    """Expand ``scenario`` into nodes, links and flows (start times drawn from the seed)."""
+    """Expand ``scenario`` (resolved first) into nodes, links and connections (start times
+    and workloads drawn from the seed)."""
+    scenario = scenario.resolve()
     plan = Plan()
     topo = scenario.topology
-    if isinstance(topo, Dumbbell):
-        _dumbbell(topo, plan)
-    elif isinstance(topo, ParkingLot):
-        _parking_lot(topo, plan)
-    else:  # pragma: no cover - the scenario model rejects other kinds
-        raise TypeError(f"unsupported topology {type(topo).__name__}")
+    _TOPOLOGIES[topo.kind](topo, plan)
     run = scenario.run
     for g, group in enumerate(scenario.traffic):
         senders = plan.hosts[f"{group.path}.senders"]
@@ -193,126 +235,10 @@ def make_plan(scenario: Scenario) -> Plan:
         if group.receivers is not None:
             receivers = [receivers[i] for i in group.receivers]
         tcp = scenario.tcp.with_overrides(group.tcp) if group.tcp else scenario.tcp
-        if isinstance(group, Mah):
-            plan.web.append(_mah(plan, scenario, g, group, tcp, senders, receivers))
-            continue
-        if isinstance(group, PackMime):
-            if group.direction == "reverse":
-                senders, receivers = receivers, senders
-            plan.web.append(_packmime(plan, scenario, g, group, tcp, senders, receivers))
-            continue
-        # Common random numbers: the draws depend only on seed, run and group index.
-        rng = np.random.default_rng([run.seed, run.run, g])
-        n = group.n_flows
-        starts = group.start_s + rng.uniform(0.0, group.start_spread_s, size=n)
-        if isinstance(group, Bulk):
-            sizes, processing = [0.0] * n, group.processing_time_s
-        else:
-            sizes, processing = list(group.sizes_bytes), 0.0
-        for k in range(n):
-            src, dst = senders[k % len(senders)], receivers[k % len(receivers)]
-            plan.flows.append(PlanFlow(g, src, dst, tcp, float(starts[k]), float(sizes[k]),
-                                       processing, 2 * plan.path_delay(src, dst)))
+        group.plan(GroupPlanner(plan, g, run.seed, run.run, run.duration_s, run.warmup_s, tcp,
+                                senders, receivers))
     if any(f.processing_s > 0 for f in plan.flows):
         holders = {f.src for f in plan.flows if f.processing_s > 0}
         for link in plan.links:
             link.hold = (link.a in holders, link.b in holders)
     return plan
-
-
-def _mark_delay_links(plan: Plan, clients: list[int]) -> None:
-    for link in plan.links:
-        if link.a in clients or link.b in clients:
-            link.flow_delay = True
-
-
-def _propagation(plan: Plan, server: np.ndarray, client: np.ndarray) -> np.ndarray:
-    prop = {(s, c): 2 * plan.path_delay(int(s), int(c)) for s in set(server) for c in set(client)}
-    return np.array([prop[(s, c)] for s, c in zip(server, client, strict=True)])
-
-
-def _packmime(plan: Plan, scenario: Scenario, g: int, group: PackMime, tcp: Tcp,
-              servers: list[int], clients: list[int]) -> PlanWeb:
-    """Draw the group's connections for the whole run (common random numbers: the draws
-    depend on seed, run and group index only), spread round-robin over clients/servers."""
-    from aqmlab.workload.packmime import PackMimeWorkload  # noqa: PLC0415
-
-    model = PackMimeWorkload(lrd=group.lrd, rtt="server" if group.rtt == "packmime" else None)
-    conns, redraws = _packmime_draw(model, scenario, g, group)
-    n = len(conns)
-    k = np.arange(n)
-    server = np.asarray(servers, dtype=float)[k % len(servers)]
-    client = np.asarray(clients, dtype=float)[k % len(clients)]
-    rtt = conns["rtt_s"].to_numpy(dtype=float) if group.rtt == "packmime" else np.zeros(n)
-    if group.rtt == "packmime":
-        _mark_delay_links(plan, clients)
-    return PlanWeb(g, tcp, server, client, conns["start_s"].to_numpy(dtype=float),
-                   conns["request_bytes"].to_numpy(dtype=float),
-                   conns["response_bytes"].to_numpy(dtype=float), rtt / 2,
-                   _propagation(plan, server, client) + rtt, redraws)
-
-
-#: Most redraws tried for PackMime.elephant before giving up.
-MAX_REDRAWS = 1000
-
-
-def _packmime_draw(model, scenario: Scenario, g: int, group: PackMime):
-    """The group's connections and the number of draws skipped. Draw k uses the stream
-    instance ``g + 100 k``, so draw 0 is the workload without the ``elephant`` rule; with
-    it, the first draw having a response >= ``elephant`` that starts before warm-up +
-    ``elephant_before`` is kept (Weigle et al.'s seed selection); runs that end before that
-    time are not subject to the rule (draw 0). The choice depends only on seed, run, group
-    index and the group's workload fields."""
-    run = scenario.run
-    size = group.elephant_bytes
-    deadline = run.warmup_s + group.elephant_before_s
-    if deadline > run.duration_s:
-        size = None  # a run shorter than the rule's window (tests, quick profiles): no rule
-    for k in range(MAX_REDRAWS + 1 if size is not None else 1):
-        conns = model.generate(group.rate, run.duration_s - group.start_s, seed=run.seed,
-                               run=run.run, instance=g + 100 * k, t0=group.start_s)
-        if size is None or ((conns["response_bytes"].to_numpy() >= size)
-                            & (conns["start_s"].to_numpy() < deadline)).any():
-            return conns, k
-    raise ScenarioError(
-        f"traffic[{g}].elephant", group.elephant,
-        f"no draw of the workload (k = 0..{MAX_REDRAWS}) has a response >= {size} B that "
-        f"starts before {deadline:g} s (warm-up + elephant_before)",
-        "raise rate, elephant_before or the duration, or lower elephant")
-
-
-def _mah(plan: Plan, scenario: Scenario, g: int, group: Mah, tcp: Tcp,
-         servers: list[int], clients: list[int]) -> PlanBrowsing:
-    """Users' scripts for the whole run; user u browses from client u mod len(clients)."""
-    from aqmlab.workload.delays import PairRtt  # noqa: PLC0415
-    from aqmlab.workload.mah import MahWorkload  # noqa: PLC0415
-
-    run = scenario.run
-    model = MahWorkload(n_servers=len(servers), server_choice=group.server_choice,
-                        think_cap_s=group.think_cap_s,
-                        primary_reply_quirk=group.primary_reply_quirk,
-                        no_think_on_switch=group.no_think_on_switch,
-                        start_spread_s=group.start_spread_s)
-    sc = model.generate(group.users, run.duration_s, seed=run.seed, run=run.run + 1000 * g)
-    a = sc.arrays()
-    user_machine = np.arange(sc.n_users) % len(clients)
-    page_machine = user_machine[a["page_user"]]
-    obj_page = np.repeat(np.arange(sc.n_pages), a["page_n_objects"])
-    obj_server_idx = a["page_server"][obj_page]
-    obj_client_idx = page_machine[obj_page]
-    server = np.asarray(servers, float)[obj_server_idx]
-    client = np.asarray(clients, float)[obj_client_idx]
-    if group.rtt == "pairs":
-        pairs = PairRtt()
-        rtt = pairs.lookup(obj_client_idx % pairs.n_clients, obj_server_idx % pairs.n_servers)
-        _mark_delay_links(plan, clients)
-    else:
-        rtt = np.zeros(len(server))
-    return PlanBrowsing(
-        g, tcp, np.asarray(clients, float)[user_machine], a["user_first_page"][:-1].astype(float),
-        np.diff(a["user_first_page"]).astype(float), a["user_start_s"] + group.start_s,
-        np.asarray(servers, float)[a["page_server"]], a["page_first_object"].astype(float),
-        a["page_n_objects"].astype(float), a["page_think_s"].astype(float),
-        a["object_request_bytes"].astype(float), a["object_reply_bytes"].astype(float),
-        server, client, rtt / 2, _propagation(plan, server, client) + rtt,
-        a["object_is_primary"])

@@ -35,7 +35,7 @@ OTHERS = {"jemalloc": "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2",
 
 
 def allocators() -> dict[str, str]:
-    from aqmlab.run import allocator
+    from aqmlab.workers import allocator
 
     found = {"glibc": ""}
     mi = allocator.library("mimalloc")

@@ -7,7 +7,7 @@ A warm-up runs first: 2 s of simulated time through each path, untimed. It pays 
 ns-3 import, the JIT of aqmlab's C++ and the first-``Run`` lazy JIT.
 
 a. **aqmlab vs native.** One RED dumbbell (10+10 hosts, 100 bulk NewReno flows) simulated
-   (i) through aqmlab in this process (``aqmlab.run.worker.simulate_results``) and (ii) by
+   (i) through aqmlab in this process (``aqmlab.workers.worker.simulate``) and (ii) by
    ``bench/native/build/dumbbell_main``, a g++-compiled program that replays the exact
    ``aqmlab::Experiment`` calls aqmlab makes (recorded by ``bench/record.py``). The two
    alternate (ABBA) for ``--rounds`` rounds. Reported: the ratio of the median
@@ -99,7 +99,7 @@ def ru_maxrss_mb() -> float:
 
 def run_aqmlab(scenario: Scenario) -> dict[str, Any]:
     """Simulate ``scenario`` in this process through aqmlab; timings and checksums."""
-    from aqmlab.run.worker import simulate_results
+    from aqmlab.workers.worker import simulate as simulate_results
 
     if scenario.run.warmup_s > 0:
         raise ValueError("checksums assume no warm-up (tables hold measured-interval counts)")

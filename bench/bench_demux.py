@@ -31,9 +31,9 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=2)
     args = ap.parse_args()
     os.chdir(tempfile.mkdtemp(prefix="aqmlab-bench-demux-"))
-    from aqmlab.ns3 import native
-    from aqmlab.run.worker import simulate_results
+    from aqmlab.engines.ns3 import native
     from aqmlab.scenario import Scenario
+    from aqmlab.workers.worker import simulate as simulate_results
 
     sc = Scenario.load(ROOT / "examples" / "weigle_ecn_ared_105.toml").replace(
         **{"run.duration": f"{args.duration:g}s", "run.warmup": "60s",

@@ -48,8 +48,8 @@ def main() -> int:
     ap.add_argument("--only", action="append", choices=list(QUEUES),
                     help="run only this queue (repeatable; droptail-60 always runs)")
     args = ap.parse_args()
-    from aqmlab.run import allocator
-    from aqmlab.studies.christiansen import users_for
+    from aqmlab.studies.setups.christiansen import users_for
+    from aqmlab.workers import allocator
 
     names = ["droptail-60", *[q for q in (args.only or QUEUES) if q != "droptail-60"]]
     mi = allocator.library("mimalloc")

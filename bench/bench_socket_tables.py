@@ -1,5 +1,5 @@
 """Socket bookkeeping: ns-3's scans vs aqmlab's O(1) socket tables
-(``aqmlab/ns3/cpp/socket_tables.cc``), on two-way PackMime at 10 Mb/s, overloaded (Reno over
+(``aqmlab/engines/ns3/cpp/socket_tables.cc``), on two-way PackMime at 10 Mb/s, overloaded (Reno over
 ARED+ECN 5 ms at 105 %, where open sockets pile up) and not (Reno over drop-tail at 80 %),
 and on Christiansen's browsing users at 110 % (tail-drop 120 packets).
 

@@ -29,8 +29,8 @@ def main() -> None:
     ap.add_argument("--full", action="store_true", help="paper scale (250,000 responses)")
     args = ap.parse_args()
     os.chdir(tempfile.mkdtemp(prefix="aqmlab-bench-web-"))
-    from aqmlab.run.engine import LocalEngine
     from aqmlab.scenario import Scenario
+    from aqmlab.workers import Runner
 
     rows = []
     durations = [None] if args.full else [float(d) for d in args.durations.split(",")]
@@ -40,12 +40,12 @@ def main() -> None:
             sc = sc.replace(**{"run.duration": f"{duration:g}s",
                                "run.warmup": f"{min(120.0, duration / 5):g}s",
                                "run.stop_after_responses": None})
-        engine = LocalEngine(workers=1)  # a fresh process per run: its own peak memory
+        runner = Runner(workers=1, start="spawn")  # a fresh process per run: its own peak memory
         t0 = time.perf_counter()
         try:
-            res = engine.run(sc)
+            res = runner.run(sc)
         finally:
-            engine.close()
+            runner.close()
         wall = time.perf_counter() - t0
         m, s = res.meta, res.summary.iloc[0]
         conns = len(res.requests)

@@ -5,7 +5,7 @@ Run: ``.venv/bin/python bench/check_identical.py [SCENARIO.toml ...] [--off VAR 
 
 Each scenario runs in child processes (``aqmlab run --in-process``, mimalloc preloaded as in
 the workers): once on the *old* path, with the speed-ups' environment switches set to ``0``
-(every switch in ``aqmlab.ns3.speedups.SWITCHES``, or only those named with ``--off``), and
+(every switch in ``aqmlab.engines.ns3.speedups.SWITCHES``, or only those named with ``--off``), and
 once on the *new* path (switches unset); the order alternates between rounds. Every Parquet
 table the two runs write must be equal, value for value (``check_exact``), and so must the
 run statistics in ``meta.json`` (events, end time, sockets open at the end); only the
@@ -84,7 +84,7 @@ def sample_scenarios(work: Path, scale: float) -> list[Path]:
 
 def run_child(toml: Path, out: Path, env: dict[str, str]) -> dict[str, Any]:
     """Simulate ``toml`` into ``out`` in a child process with ``env`` added; its meta."""
-    from aqmlab.run import allocator
+    from aqmlab.workers import allocator
 
     full = {**os.environ, **env}
     full.update(allocator.preload_env(full))
@@ -154,7 +154,7 @@ def check(tomls: list[Path], off: dict[str, str], rounds: int, work: Path) -> li
 
 def main(argv: list[str] | None = None) -> int:
     """Parse arguments, run the check, print the verdict."""
-    from aqmlab.ns3.speedups import SWITCHES
+    from aqmlab.engines.ns3.speedups import SWITCHES
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("scenarios", nargs="*", type=Path, help="scenario files (default: sample)")

@@ -1,6 +1,6 @@
 """Record the exact ``aqmlab::Experiment`` calls that aqmlab makes for a scenario.
 
-``aqmlab.ns3.build.build(cpp, scenario, plan)`` only talks to ``cpp.Experiment()`` and the
+``aqmlab.engines.ns3.build.build(cpp, scenario, plan)`` only talks to ``cpp.Experiment()`` and the
 methods of the object it returns. Passing a :class:`RecordingCpp` instead of the JIT'd C++
 namespace captures that call sequence without importing ns-3. :func:`write_script` then
 writes it as a small text script that ``bench/native/dumbbell_main.cc`` replays against
@@ -22,7 +22,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from aqmlab.ns3.build import build
+from aqmlab.engines.ns3.build import build
 from aqmlab.plan import make_plan
 from aqmlab.scenario import Scenario
 
@@ -141,7 +141,7 @@ class RecordingCpp:
 
 
 def record(scenario: Scenario) -> list[str]:
-    """The call lines of ``aqmlab.ns3.session.simulate`` for ``scenario`` up to ``Run()``:
+    """The call lines of ``aqmlab.engines.ns3.session.simulate`` for ``scenario`` up to ``Run()``:
     ``ResetGlobals(seed, run)``, then everything ``build()`` calls, then ``Run``."""
     cpp = RecordingCpp()
     plan = make_plan(scenario)

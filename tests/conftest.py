@@ -25,6 +25,6 @@ def _small_cwd():
 @pytest.fixture(scope="session")
 def simulate():
     """Run a Scenario in this process and return its Results."""
-    from aqmlab.run.worker import simulate_results
+    from aqmlab.workers.worker import simulate as simulate_results
 
     return simulate_results

@@ -9,18 +9,11 @@ runs already stored, so the model can be judged (and refitted) on another machin
 
 from __future__ import annotations
 
-from aqmlab.scenario import Mah, PackMime, ParkingLot, Scenario, Transfers
-from aqmlab.scenario.topology import Topology
+from aqmlab.kinds.traffic.mah import MAH_PER_MBPS
+from aqmlab.kinds.traffic.packmime import PACKMIME_PER_CONNECTION
+from aqmlab.scenario import Scenario
 
-__all__ = ["MAH_PER_MBPS", "PACKMIME_PER_CONNECTION", "QUEUE_FACTOR", "estimate_cost"]
-
-#: CPU-s per simulated second: per Mb/s that Mah users offer; per PackMime connection/s.
-MAH_PER_MBPS = 0.0087
-PACKMIME_PER_CONNECTION = 0.00089
-#: CPU relative to tail-drop on the same browsing traffic (``bench/bench_queues.py``: RED
-#: 0.96-1.09x, ARED and CoDel ~1.15x, FQ-CoDel ~1.35x); kinds not listed count 1.
-QUEUE_FACTOR = {"ared": 1.15, "codel": 1.15, "fq_codel": 1.35}
-
+__all__ = ["MAH_PER_MBPS", "PACKMIME_PER_CONNECTION", "estimate_cost"]
 
 def estimate_cost(scenario: Scenario) -> float:
     """Expected CPU-seconds of a run on this machine class (2-core KVM, ns-3.44 wheel),
@@ -42,37 +35,29 @@ def estimate_cost(scenario: Scenario) -> float:
     per connection: 0.34-0.53 per simulated second on glibc). A run with
     ``stop_after_responses`` ends about when the web groups' connection rates complete that
     many responses after the warm-up (measured: within 1 % for the Vembar runs). The
-    bottleneck queue scales the traffic's cost by ``QUEUE_FACTOR`` (the costliest forward
-    queue of a parking lot); the pile-up of an overloaded AQM run is not modelled."""
-    return 1.0 + (_traffic_cost(scenario) - 1.0) * _queue_factor(scenario.topology)
-
-
-def _queue_factor(topo: Topology) -> float:
-    """QUEUE_FACTOR of the costliest queue feeding a bottleneck in the forward direction."""
-    queues = ([topo.hop_queues(i)[0] for i in range(topo.hops)]
-              if isinstance(topo, ParkingLot) else [topo.forward_queue])
-    return max(QUEUE_FACTOR.get(q.kind, 1.0) for q in queues)
+    bottleneck queue scales the traffic's cost by its kind's ``COST`` (the costliest forward
+    queue of a parking lot); the pile-up of an overloaded AQM run is not modelled. Each
+    traffic kind gives its own CPU-s per simulated second (``cpu_per_s``; bulk flows cost
+    what the link carries)."""
+    factor = max(q.COST for q in scenario.topology.bottleneck_queues())
+    return 1.0 + (_traffic_cost(scenario.resolve()) - 1.0) * factor
 
 
 def _traffic_cost(scenario: Scenario) -> float:
     topo = scenario.topology
     mbps = topo.bottleneck_rate_bps / 1e6
-    hops = 1 + (topo.hops - 1) / 4 if isinstance(topo, ParkingLot) else 1
     groups = scenario.traffic
-    mah = [g for g in groups if isinstance(g, Mah)]
-    if mah:  # cost follows the traffic the users offer, not the link
-        offered = sum(g.users * (13.6 if g.think_cap_s is not None and g.think_cap_s <= 120
-                                 else 3.70) for g in mah) / 1e3
-        return scenario.run.duration_s * MAH_PER_MBPS * offered + 1.0
+    own = [c for g in groups if (c := g.cpu_per_s(topo.hops_factor)) is not None]
     duration = scenario.run.duration_s
-    rate = sum(g.rate for g in groups if isinstance(g, PackMime))
+    rate = sum(g.connection_rate for g in groups)
     if scenario.run.stop_after_responses and rate > 0:
         duration = min(duration, scenario.run.warmup_s + scenario.run.stop_after_responses / rate)
-    if scenario.run.stop_when_done and all(isinstance(g, Transfers) for g in groups):
-        total = sum(sum(g.sizes_bytes) for g in groups)  # ends when the last one completes
+    finite = [g.finite_bytes() for g in groups]
+    if scenario.run.stop_when_done and all(b is not None for b in finite):
+        total = sum(b for b in finite if b is not None)  # ends when the last one completes
         duration = min(duration, 1.2 * total * 8 / topo.bottleneck_rate_bps)
-    if rate > 0:  # web: the connections offered, whatever the link
-        per = PACKMIME_PER_CONNECTION * rate * hops
+    if own:  # web: the traffic offered, whatever the link
+        per = sum(own)
     else:  # bulk flows fill the link; an uncongested one as if it were 10 Mb/s
         per = 0.004 * (10.0 if mbps > 20 else mbps)
     return duration * (per + 2e-4 * scenario.n_flows) + 1.0

@@ -1,4 +1,5 @@
-"""Raw C++ columns -> tidy pandas tables (flows, queues, links, queue_ts, summary).
+"""An engine's raw columns (:class:`~aqmlab.results.raw.RawRun`) -> tidy pandas tables
+(flows, requests, queues, links, queue_ts, summary) and the run's :class:`Results`.
 
 Column names carry their unit (``goodput_mbps``, ``avg_qlen_pkts``, ``completion_time_s``).
 Rates and averages are over the measured interval: from the end of the warm-up to the end
@@ -7,11 +8,14 @@ of the run. Counters are differences of the two snapshots.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 
-from aqmlab.ns3.session import RawRun
 from aqmlab.plan import Plan
+from aqmlab.results.raw import RawRun
+from aqmlab.results.results import Results
 from aqmlab.scenario import Scenario
 
 
@@ -185,12 +189,11 @@ def queue_ts_table(raw: RawRun) -> pd.DataFrame:
 
 
 def summary_table(scenario: Scenario, flows: pd.DataFrame, queues: pd.DataFrame,
-                  links: pd.DataFrame, raw: RawRun,
-                  requests: pd.DataFrame | None = None,
-                  plan: Plan | None = None) -> pd.DataFrame:
+                  links: pd.DataFrame, raw: RawRun, requests: pd.DataFrame,
+                  plan: Plan) -> pd.DataFrame:
     """One row: the headline numbers of the run (first probed queue = main bottleneck).
     Web runs also get ``workload_redraws``: PackMime draws skipped, summed over groups, to
-    satisfy ``elephant`` (0 without the rule), from ``plan`` (re-planned when not given)."""
+    satisfy ``elephant`` (0 without the rule)."""
     t = _measured(raw)
     row = {
         "scenario": scenario.name,
@@ -223,7 +226,7 @@ def summary_table(scenario: Scenario, flows: pd.DataFrame, queues: pd.DataFrame,
             "avg_qlen_pkts": float(main["avg_qlen_pkts"]),
             "max_qlen_pkts": float(main["max_qlen_pkts"]),
         })
-    if requests is not None and len(requests):
+    if len(requests):
         measured = requests[requests.after_warmup]
         rt = measured.response_time_s[measured.completed]
         row.update({
@@ -238,12 +241,20 @@ def summary_table(scenario: Scenario, flows: pd.DataFrame, queues: pd.DataFrame,
     return pd.DataFrame([row])
 
 
-def _workload_redraws(scenario: Scenario, plan: Plan | None) -> int:
+def _workload_redraws(scenario: Scenario, plan: Plan) -> int:
     """Draws skipped to satisfy ``PackMime.elephant``, over all web groups."""
     if not any(getattr(g, "elephant", None) is not None for g in scenario.traffic):
         return 0
-    if plan is None:
-        from aqmlab.plan import make_plan  # noqa: PLC0415
-
-        plan = make_plan(scenario)
     return int(sum(getattr(w, "redraws", 0) for w in plan.web))
+
+
+def to_results(scenario: Scenario, plan: Plan, raw: RawRun, meta: dict[str, Any]) -> Results:
+    """The run's tidy tables and ``meta`` (provenance, engine statistics) as Results."""
+    flows = flows_table(scenario, plan, raw)
+    queues = queues_table(scenario, plan, raw)
+    links = links_table(raw)
+    requests = requests_table(scenario, plan, raw)
+    summary = summary_table(scenario, flows, queues, links, raw, requests, plan)
+    return Results(scenario=scenario, flows=flows, queues=queues, links=links,
+                   queue_ts=queue_ts_table(raw), summary=summary, meta=meta,
+                   requests=requests)

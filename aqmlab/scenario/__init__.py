@@ -1,19 +1,29 @@
-"""Validated, serialisable scenario specifications (pure Python; never imports ns-3)."""
+"""Validated, serialisable, hashable scenario specifications (pure Python; never imports a
+simulator): the :class:`Scenario`, its topology and run control. The kinds it is made of
+(queues, TCP, traffic) live in :mod:`aqmlab.kinds` and are re-exported here."""
 
-from aqmlab.scenario.queues import (
+from aqmlab.kinds.queues import (
     QUEUES,
     Ared,
     CoDel,
     DropTail,
     FqCoDel,
     Pie,
-    Queue,
     QueueBase,
     Red,
     queue_from_dict,
 )
-from aqmlab.scenario.spec import RunControl, Scenario
-from aqmlab.scenario.tcp import TCP_VARIANTS, Tcp
+from aqmlab.kinds.tcp import TCP_VARIANTS, Tcp
+from aqmlab.kinds.traffic import (
+    TRAFFIC,
+    Bulk,
+    Mah,
+    PackMime,
+    TrafficBase,
+    Transfers,
+    traffic_from_dict,
+)
+from aqmlab.scenario.spec import ENGINE_NAMES, RunControl, Scenario, as_scenario, parse_path
 from aqmlab.scenario.topology import (
     TOPOLOGIES,
     Dumbbell,
@@ -23,44 +33,35 @@ from aqmlab.scenario.topology import (
     Topology,
     topology_from_dict,
 )
-from aqmlab.scenario.traffic import (
-    TRAFFIC,
-    Bulk,
-    Mah,
-    PackMime,
-    Traffic,
-    TrafficBase,
-    Transfers,
-    traffic_from_dict,
-)
 
 __all__ = [
+    "ENGINE_NAMES",
     "QUEUES",
     "TCP_VARIANTS",
     "TOPOLOGIES",
     "TRAFFIC",
     "Ared",
     "Bulk",
-    "Mah",
-    "PackMime",
     "CoDel",
     "DropTail",
     "Dumbbell",
     "FqCoDel",
     "HopQueues",
     "Link",
+    "Mah",
+    "PackMime",
     "ParkingLot",
     "Pie",
-    "Queue",
     "QueueBase",
     "Red",
     "RunControl",
     "Scenario",
     "Tcp",
     "Topology",
-    "Traffic",
     "TrafficBase",
     "Transfers",
+    "as_scenario",
+    "parse_path",
     "queue_from_dict",
     "topology_from_dict",
     "traffic_from_dict",

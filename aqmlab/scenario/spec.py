@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import json
 import re
@@ -14,13 +15,16 @@ from typing import Any
 import tomli_w
 
 from aqmlab.errors import ScenarioError
-from aqmlab.scenario.queues import Ared
-from aqmlab.scenario.tcp import Tcp
+from aqmlab.kinds.tcp import Tcp
+from aqmlab.kinds.traffic import Bulk, TrafficBase, traffic_from_dict
+from aqmlab.scenario import limits
+from aqmlab.scenario.files import read_table_file
 from aqmlab.scenario.topology import Dumbbell, ParkingLot, Topology, topology_from_dict
-from aqmlab.scenario.traffic import Bulk, Traffic, traffic_from_dict
 from aqmlab.units import (
     Spec,
+    canonical_units,
     check_bool,
+    check_choice,
     check_int,
     check_list,
     check_str,
@@ -32,7 +36,10 @@ from aqmlab.units import (
     set_attr,
 )
 
-__all__ = ["RunControl", "Scenario"]
+__all__ = ["ENGINE_NAMES", "RunControl", "Scenario", "as_scenario", "parse_path"]
+
+#: The simulator engines a scenario can name in ``run.engine`` (aqmlab.engines).
+ENGINE_NAMES = ("ns3", "ns2")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -44,7 +51,11 @@ class RunControl(Spec):
     sampling period (None = no time series; written ``false`` in TOML); ``stop_when_done``
     ends the run early once every finite transfer completed; ``max_wall_time`` a wall-clock
     limit in seconds (None = none); ``stop_after_responses`` ends the run once that many web
-    responses that started after the warm-up have completed (None = run for ``duration``).
+    responses that started after the warm-up have completed (None = run for ``duration``);
+    ``engine`` the simulator: "ns3" (default) or "ns2" (ns-2.35, the papers' simulator, for
+    the set-ups it supports; left out of ``to_dict`` when "ns3", so older hashes hold).
+    ``force`` skips the soft limits of :mod:`aqmlab.scenario.limits` (the deliberate giant
+    run; not in the hash, written only when true).
     """
 
     duration: str | float = "100s"
@@ -55,6 +66,8 @@ class RunControl(Spec):
     stop_when_done: bool = True
     max_wall_time: str | float | None = None
     stop_after_responses: int | None = None
+    engine: str = "ns3"
+    force: bool = False
 
     def __post_init__(self) -> None:
         duration = check_time(self.duration, "duration", positive=True)
@@ -73,6 +86,16 @@ class RunControl(Spec):
             check_time(self.max_wall_time, "max_wall_time", positive=True)
         if self.stop_after_responses is not None:
             check_int(self.stop_after_responses, "stop_after_responses", ge=1)
+        check_choice(self.engine, "engine", ENGINE_NAMES)
+        check_bool(self.force, "force")
+
+    def to_dict(self) -> dict[str, Any]:
+        d = super().to_dict()
+        if d["engine"] == "ns3":  # the default: older scenarios keep their hashes
+            del d["engine"]
+        if not d["force"]:  # written only when true: older scenarios keep their form
+            del d["force"]
+        return d
 
     @property
     def duration_s(self) -> float:
@@ -105,7 +128,7 @@ class Scenario(Spec):
     description: str = ""
     topology: Topology = dataclasses.field(default_factory=Dumbbell)
     tcp: Tcp = dataclasses.field(default_factory=Tcp)
-    traffic: tuple[Traffic, ...] = dataclasses.field(default_factory=lambda: (Bulk(),))
+    traffic: tuple[TrafficBase, ...] = dataclasses.field(default_factory=lambda: (Bulk(),))
     run: RunControl = dataclasses.field(default_factory=RunControl)
 
     def __post_init__(self) -> None:
@@ -124,13 +147,13 @@ class Scenario(Spec):
         )
         set_attr(self, "run", coerce(self.run, RunControl, "run"))
         self._cross_validate()
+        limits.check(self)  # what a machine can do (run.force skips the soft limits)
 
     def _cross_validate(self) -> None:
         topo = self.topology
         for path, queue, link in topo.queue_links():
-            if isinstance(queue, Ared):
-                with prefixed(f"topology.{path}"):
-                    queue.auto_thresholds(link.rate_bps)
+            with prefixed(f"topology.{path}"):
+                queue.check_link(link.rate_bps)
         for k, group in enumerate(self.traffic):
             p = f"traffic[{k}]"
             hop = group.cross_hop
@@ -178,16 +201,37 @@ class Scenario(Spec):
 
     # -- identity ----------------------------------------------------------------------------
 
-    @property
+    def resolve(self) -> Scenario:
+        """This scenario with every value read from a file filled in (a PackMime ``rate``
+        from its ``calibration`` table and ``load``); itself when there is none. Hashing,
+        planning and running use the resolved scenario; an unreadable table raises a
+        ScenarioError naming the group's ``calibration``."""
+        return self._resolved
+
+    @functools.cached_property
+    def _resolved(self) -> Scenario:
+        groups = []
+        for k, g in enumerate(self.traffic):
+            with prefixed(f"traffic[{k}]"):
+                groups.append(g.resolved())
+        if all(a is b for a, b in zip(groups, self.traffic, strict=True)):
+            return self
+        return dataclasses.replace(self, traffic=tuple(groups))
+
+    @functools.cached_property
     def hash(self) -> str:
-        """First 16 hex digits of the sha256 of the canonical JSON of ``to_dict()`` without
-        ``run.seed``/``run.run`` and ``description`` (prose, not what is simulated: a sweep
-        point and the same scenario run by hand share their stored run). Stable across
-        processes; changes if any other field (including name and unit spelling, e.g.
-        "10Mbps" vs 10000000) changes. Calibration table paths are left out; the rate they
-        give is in."""
-        d = self.to_dict()
+        """First 16 hex digits of the sha256 of the canonical JSON of the resolved
+        scenario's ``to_dict()`` without ``run.seed``/``run.run``, ``run.force`` and
+        ``description`` (prose, not what is simulated: a sweep point and the same scenario
+        run by hand share their stored run), with quantities in one spelling
+        (:func:`~aqmlab.units.canonical_units`: "10 Mbps", "10Mbps" and 10000000 agree, as
+        do "1000ms", "1s" and 1). Stable across processes; changes if any other field
+        (including name) changes. Calibration table paths are left out; the rate they give
+        is in."""
+        d = self.resolve().to_dict()
         del d["run"]["seed"], d["run"]["run"], d["description"]
+        d["run"].pop("force", None)
+        d = canonical_units(d)
         for group in d["traffic"]:  # a machine-specific path: its effect is in ``rate``
             group.pop("calibration", None)
         text = json.dumps(d, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
@@ -208,12 +252,13 @@ class Scenario(Spec):
         ``s.replace(**{"tcp.variant": "sack", "traffic[0].flows": 50, "run.seed": 3})``.
 
         Values may be specs (converted with ``to_dict``). Overrides apply in order, so a
-        ``...kind`` change may be followed by the new kind's fields.
+        ``...kind`` change may be followed by the new kind's fields. The result is resolved
+        (:meth:`resolve`), so a changed ``load`` comes with its ``rate``.
         """
         d = self.to_dict()
         for path, value in dotted.items():
             _set_path(d, path, plain(value))
-        return Scenario.from_dict(d)
+        return Scenario.from_dict(d).resolve()
 
     # -- io ----------------------------------------------------------------------------------
 
@@ -246,19 +291,15 @@ class Scenario(Spec):
 
     @classmethod
     def load(cls, path: str | Path) -> Scenario:
-        """Read a ``.toml`` or ``.json`` file."""
+        """Read a ``.toml`` or ``.json`` file, resolved (:meth:`resolve`: calibration tables
+        are read too, relative to the file)."""
         path = Path(path)
-        suffix = _suffix(path)
-        text = path.read_text(encoding="utf-8")
-        try:
-            d = tomllib.loads(text) if suffix == ".toml" else json.loads(text)
-        except (tomllib.TOMLDecodeError, json.JSONDecodeError) as err:
-            raise ScenarioError(str(path), text[:80], f"invalid {suffix[1:]}: {err}") from None
+        d = read_table_file(path)  # one clear error for a missing, empty or unreadable file
         for group in d.get("traffic", []) if isinstance(d.get("traffic"), list) else []:
             cal = group.get("calibration") if isinstance(group, dict) else None
             if isinstance(cal, str) and not Path(cal).is_absolute():
                 group["calibration"] = str((path.parent / cal).resolve())  # file-relative
-        return cls.from_dict(d)
+        return cls.from_dict(d).resolve()
 
     def save(self, path: str | Path) -> Path:
         """Write a ``.toml`` or ``.json`` file (by suffix); returns the path."""
@@ -266,6 +307,15 @@ class Scenario(Spec):
         text = self.to_toml() if _suffix(path) == ".toml" else self.to_json() + "\n"
         path.write_text(text, encoding="utf-8")
         return path
+
+
+def as_scenario(scenario: Scenario | dict | str | Path) -> Scenario:
+    """Accept a Scenario, its dict form, or the path of a .toml/.json file."""
+    if isinstance(scenario, Scenario):
+        return scenario
+    if isinstance(scenario, dict):
+        return Scenario.from_dict(scenario)
+    return Scenario.load(scenario)
 
 
 def _suffix(path: Path) -> str:
@@ -286,7 +336,7 @@ def _drop_none(value: Any) -> Any:
 _SEGMENT = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)((?:\[\d+\])*)$")
 
 
-def _parse_path(path: str) -> list[str | int]:
+def parse_path(path: str) -> list[str | int]:
     tokens: list[str | int] = []
     for seg in path.split("."):
         m = _SEGMENT.match(seg)
@@ -301,7 +351,7 @@ def _set_path(d: dict[str, Any], path: str, value: Any) -> None:
     """Set ``value`` at dotted ``path`` in a nested dict/list; intermediate keys must exist
     (a None intermediate becomes a dict); the last key of a dict may be new (from_dict
     rejects unknown keys with the full path)."""
-    tokens = _parse_path(path)
+    tokens = parse_path(path)
     cur: Any = d
     for depth, tok in enumerate(tokens):
         last = depth == len(tokens) - 1

@@ -1,4 +1,5 @@
-"""Topologies, polymorphic by ``kind`` (registry :data:`TOPOLOGIES`).
+"""Topologies, polymorphic by ``kind`` (registry :data:`TOPOLOGIES`): a dumbbell or a
+parking lot, with a queue discipline (:mod:`aqmlab.kinds.queues`) on every link direction.
 
 ``rate_scale`` multiplies every link rate given to ns-3 (to emulate ns-2's header-less
 packets); ``bottleneck_rate_bps`` and ``Link.rate_bps`` are the nominal, unscaled rates.
@@ -12,20 +13,21 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from aqmlab.errors import ScenarioError
-from aqmlab.scenario.queues import DropTail, Queue, queue_from_dict
+from aqmlab.kinds.queues import DropTail, QueueBase, queue_from_dict
+from aqmlab.kinds.registry import Registry
 from aqmlab.units import (
     Spec,
     check_float,
     check_int,
-    check_kind,
     check_list,
     check_time,
     coerce,
     parse_rate,
     parse_time,
-    prefixed,
     set_attr,
 )
+
+Queue = QueueBase
 
 __all__ = [
     "Link",
@@ -148,6 +150,15 @@ class Dumbbell(Spec):
     def bottleneck_rate_bps(self) -> int:
         return self.bottleneck.rate_bps
 
+    @property
+    def hops_factor(self) -> float:
+        """How much more a connection costs than on one bottleneck (cost model): 1."""
+        return 1.0
+
+    def bottleneck_queues(self) -> list[Queue]:
+        """The queues feeding the bottleneck(s) in the forward direction."""
+        return [self.forward_queue]
+
     def queue_links(self) -> list[tuple[str, Queue, Link]]:
         """``(field name, queue, link it feeds)`` for every queue."""
         return [
@@ -255,6 +266,16 @@ class ParkingLot(Spec):
         """The smallest inter-router link rate."""
         return min(self.hop_link(i).rate_bps for i in range(self.hops))
 
+    @property
+    def hops_factor(self) -> float:
+        """How much more a connection costs than on one bottleneck (cost model): a quarter
+        more per extra hop (Vembar's 5-hop lot: 2x the dumbbell's events per connection)."""
+        return 1 + (self.hops - 1) / 4
+
+    def bottleneck_queues(self) -> list[Queue]:
+        """The queues feeding the bottleneck(s) in the forward direction."""
+        return [self.hop_queues(i)[0] for i in range(self.hops)]
+
     def queue_links(self) -> list[tuple[str, Queue, Link]]:
         """``(field path, queue, link it feeds)`` for every queue, hop by hop."""
         out: list[tuple[str, Queue, Link]] = []
@@ -271,15 +292,14 @@ class ParkingLot(Spec):
 
 
 Topology = Dumbbell | ParkingLot
-TOPOLOGIES: dict[str, type[Spec]] = {"dumbbell": Dumbbell, "parking_lot": ParkingLot}
+TOPOLOGIES: Registry[type[Spec]] = Registry("topologies", "topology",
+                                            not_a_spec="must be a topology or a table/dict")
+for _cls in (Dumbbell, ParkingLot):
+    TOPOLOGIES.register(_cls)
 
 
 def topology_from_dict(d: Mapping[str, Any] | Dumbbell | ParkingLot, field: str = "") -> Topology:
     """Build a topology from a dict; a missing ``kind`` means "dumbbell"."""
     if isinstance(d, (Dumbbell, ParkingLot)):
         return d
-    if not isinstance(d, Mapping):
-        raise ScenarioError(field or "topology", d, "must be a topology or a table/dict")
-    with prefixed(field):
-        cls = TOPOLOGIES[check_kind(d.get("kind", "dumbbell"), "kind", TOPOLOGIES)]
-    return cls.from_dict(d, field)  # type: ignore[return-value]
+    return TOPOLOGIES.build(d, field, default="dumbbell")

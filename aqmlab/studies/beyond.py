@@ -12,95 +12,174 @@ The same networks as the studies, with today's defaults swapped in one field at 
   CUBIC (multiplicative decrease 0.7, not 0.5)?
 
 Each claim states the paper's conclusion, the paper's value, what the modern combination
-gives, and whether the conclusion still holds ("reproduced" = still holds).
+gives, and whether the conclusion still holds ("reproduced" = still holds). The set-ups:
+:mod:`aqmlab.studies.setups` (weigle, pentikousis, qiu). Claims:
+``claim_tables/beyond.toml``, measured by the metrics below.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
 
-from aqmlab.studies import ecn_bulk, many_flows, plots
-from aqmlab.studies import ecn_sack_web as weigle
-from aqmlab.studies.claims import ClaimTable
+from aqmlab.studies import plots
+from aqmlab.studies.arms import Arm, arms_frame
+from aqmlab.studies.claims import ClaimTable, Inputs, Metrics
 from aqmlab.studies.common import Context, collect, share_faster
-from aqmlab.studies.profiles import Profile
-from aqmlab.studies.profiles import get as get_profile
+from aqmlab.studies.params import Params, Profiles
+from aqmlab.studies.setups import pentikousis, qiu, weigle
 
 STUDY = "beyond"
 TITLE = "Beyond the papers: CUBIC, BBR, CoDel, FQ-CoDel and PIE"
 BULK_ARMS = {  # label -> (tcp variant, queue dict at QL 64, ecn)
     "reno-dt": ("reno", {"kind": "droptail", "limit": "64p"}, False),
-    "reno-red-ecn": ("reno", ecn_bulk.queue("aggr-ecn", 64), True),
+    "reno-red-ecn": ("reno", pentikousis.queue("aggr-ecn", 64), True),
     "cubic-dt": ("cubic", {"kind": "droptail", "limit": "64p"}, False),
-    "cubic-red": ("cubic", ecn_bulk.queue("aggr-red", 64), False),
-    "cubic-red-ecn": ("cubic", ecn_bulk.queue("aggr-ecn", 64), True),
+    "cubic-red": ("cubic", pentikousis.queue("aggr-red", 64), False),
+    "cubic-red-ecn": ("cubic", pentikousis.queue("aggr-ecn", 64), True),
     "cubic-codel": ("cubic", {"kind": "codel", "limit": "64p", "ecn": False}, False),
     "cubic-codel-ecn": ("cubic", {"kind": "codel", "limit": "64p", "ecn": True}, True),
     "cubic-fq_codel-ecn": ("cubic", {"kind": "fq_codel", "limit": "64p", "ecn": True}, True),
     "bbr-dt": ("bbr", {"kind": "droptail", "limit": "64p"}, False),
 }
-RTT_QUEUES = {"dt": {}, "red": {"topology.forward_queue": many_flows.red_config("red1", 160)},
+#: Pentikousis' download size and Qiu's run lengths: those of the ecn_bulk and many_flows
+#: quick profiles, whatever this study's profile.
+BULK_SIZE = "20MiB"
+QIU_DURATION, QIU_WARMUP, RTT_DURATION, RTT_RUNS = 60.0, 15.0, 200.0, 3
+RTT_QUEUES = {"dt": {}, "red": {"topology.forward_queue": qiu.red_config("red1", 160)},
               "fq_codel": {"topology.forward_queue": {"kind": "fq_codel", "limit": "160p"}}}
+RTT_TCPS = ("reno", "cubic", "bbr")
+MANY_TCPS = ("reno", "cubic", "bbr")
 
 
-def profile(name: str = "quick", **overrides: Any) -> Profile:
-    return get_profile(STUDY, name, **overrides)
+@dataclass(frozen=True, kw_only=True)
+class BeyondParams(Params):
+    """Web: ``web_arms`` (``<tcp>-<queue>``, :mod:`~aqmlab.studies.setups.weigle`) at
+    ``web_load`` for ``web_duration``/``web_warmup`` s (or ``web_stop_after`` responses);
+    ``bulk``, ``rtt``, ``many``: the bulk, RTT-bias and many-flows comparisons."""
+
+    study: ClassVar[str] = STUDY
+    web_load: float
+    web_arms: tuple[str, ...]
+    web_duration: float
+    web_warmup: float
+    web_stop_after: int | None
+    bulk: bool
+    rtt: bool
+    many: bool
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        for a in self.web_arms:
+            weigle.weigle_arm(a)  # an unknown arm fails here, listing the known ones
 
 
-def run(p: Profile, ctx: Context) -> dict[str, pd.DataFrame]:
+PROFILES = Profiles(
+    tiny=BeyondParams(profile="tiny", seeds=(1,), web_load=0.8,
+                      web_arms=("reno-dt148", "cubic-fq_codel"), web_duration=20.0,
+                      web_warmup=5.0, web_stop_after=None, bulk=False, rtt=False, many=False),
+    quick=BeyondParams(profile="quick", seeds=(1,), web_load=0.8,
+                       web_arms=("reno-dt148", "reno-aredecn5", "cubic-dt148", "bbr-dt148",
+                                 "cubic-fq_codel", "cubic-pie"),
+                       web_duration=45.0, web_warmup=10.0, web_stop_after=None, bulk=True,
+                       rtt=True, many=True),
+    # full: 10 measured minutes, not Weigle's 250,000 responses (~40 min): the comparison is
+    # between arms of this study, and overloaded AQM runs at 3,000 s cost up to 0.9 CPU-h
+    # each (notebooks/README.md, cost); web_stop_after (the paper's length) ends a run only if
+    # it comes first
+    full=BeyondParams(profile="full", seeds=(1, 2, 3), web_load=1.05,
+                      web_arms=("reno-dt148", "reno-aredecn5", "cubic-dt148", "bbr-dt148",
+                                "cubic-codel", "cubic-fq_codel", "cubic-pie", "bbr-fq_codel",
+                                "cubic-ecn-codel", "cubic-ecn-fq_codel"),
+                      web_duration=720.0, web_warmup=120.0, web_stop_after=500000, bulk=True,
+                      rtt=True, many=True),
+)
+
+
+def profile(name: str = "quick", **overrides: Any) -> BeyondParams:
+    return PROFILES.get(name, **overrides)
+
+
+# -- arms --------------------------------------------------------------------------------------
+
+
+def bulk_arms() -> list[Arm]:
+    """Pentikousis' 5 clients at QL 64 with modern TCP and AQMs (``modern-<arm>``)."""
+    return [Arm(f"modern-{k}", {"tcp.variant": v, "topology.forward_queue": q, "tcp.ecn": e},
+                tags={"arm": k, "tcp": v, "queue": q["kind"], "ecn": e})
+            for k, (v, q, e) in BULK_ARMS.items()]
+
+
+def rtt_arms(runs: list[Arm]) -> list[Arm]:
+    """Qiu's 8-flow RTT runs with every TCP x queue pair but Reno/FQ-CoDel and BBR/RED
+    (``<run>[-<tcp>]-<queue>``; Reno's keep the many_flows study's labels)."""
+    out = []
+    for a in runs:
+        for tcp in RTT_TCPS:
+            for q, qa in RTT_QUEUES.items():
+                if (tcp, q) in (("reno", "fq_codel"), ("bbr", "red")):
+                    continue
+                label = a.label if tcp == "reno" else f"{a.label}-{tcp}"
+                out.append(Arm(f"{label}-{q}", {**a.changes, **qa, "tcp.variant": tcp},
+                               tags={**a.tags, "tcp": tcp, "queue": q}))
+    return out
+
+
+def many_arms() -> list[Arm]:
+    """Qiu's T1 at W_c = 300 with each TCP of :data:`MANY_TCPS` (``<tcp>-wc300``)."""
+    return [Arm(f"{tcp}-wc300", {"topology.forward_queue.limit": "260p", "tcp.variant": tcp},
+                tags={"tcp": tcp, "wc": 300}) for tcp in MANY_TCPS]
+
+
+def run(p: BeyondParams, ctx: Context) -> dict[str, pd.DataFrame]:
     out: dict[str, pd.DataFrame] = {}
-    full = p.name == "full"
-    w = weigle.weigle_base(p.web_duration, p.web_warmup, full)
-    arms = {a: weigle.weigle_arm(a) for a in [*p.web_arms, weigle.BASELINE]}
+    swept: list[Arm] = []
+    w = weigle.weigle_base(p.web_duration, p.web_warmup, p.web_stop_after)
+    arms = [weigle.weigle_arm(a) for a in [*p.web_arms, weigle.BASELINE]]
+    swept += arms
     web = weigle.collect_web(ctx.sweep(w, name="weigle", arms=arms,
                                        zip=weigle.loads_zip([p.web_load]), seeds=p.seeds),
                              "two-way")
     out.update({f"web_{k}": v for k, v in web.items()})
     if p.bulk:
-        b = ecn_bulk.base(ecn_bulk.profile("quick"))
-        barms = {f"modern-{k}": {"tcp.variant": v, "topology.forward_queue": q, "tcp.ecn": e}
-                 for k, (v, q, e) in BULK_ARMS.items()}
-        fl = collect(ctx.sweep(b, name="pentikousis-modern", arms=barms, seeds=p.seeds),
-                     ecn_bulk.flow_rows)
+        barms = bulk_arms()
+        swept += barms
+        fl = collect(ctx.sweep(pentikousis.base(BULK_SIZE), name="pentikousis-modern",
+                               arms=barms, seeds=p.seeds), pentikousis.flow_rows)
         if len(fl):
             fl.insert(0, "series", "modern")
-            runs = ecn_bulk.run_stats(fl, ["series", "name", "seed"])
-            runs["arm"] = runs.name.str.removeprefix("modern-")
+            runs = pentikousis.run_stats(fl, ["series", "name", "seed"])
+            tags = {a.label: a.tags for a in barms}
+            runs["arm"] = runs.name.map(lambda n: tags[n]["arm"])
             out["bulk"] = runs
     if p.rtt:
-        mp = many_flows.profile("quick")
-        sc, rarms = many_flows.rtt_scenario(mp, None, 3)
-        all_arms = {}
-        for k, a in rarms.items():
-            for tcp in ("reno", "cubic", "bbr"):
-                for q, qa in RTT_QUEUES.items():
-                    if (tcp, q) in (("reno", "fq_codel"), ("bbr", "red")):
-                        continue
-                    label = k if tcp == "reno" else f"{k}-{tcp}"
-                    all_arms[f"{label}-{q}"] = {**a, **qa, "tcp.variant": tcp}
-        fl = collect(ctx.sweep(sc, name="qiu-rtt8", arms=all_arms, seeds=p.seeds[:1]),
-                     many_flows.flow_rows)
+        sc, runs8 = qiu.rtt_scenario(qiu.base(QIU_DURATION, QIU_WARMUP), RTT_DURATION, None,
+                                     RTT_RUNS)
+        rarms = rtt_arms(runs8)
+        swept += rarms
+        fl = collect(ctx.sweep(sc, name="qiu-rtt8", arms=rarms, seeds=p.seeds[:1]),
+                     qiu.flow_rows)
         if len(fl):
-            fl["queue"] = fl.name.str.rsplit("-", n=1).str[1]
-            fl["tcp"] = fl.name.map(lambda n: next((t for t in ("cubic", "bbr") if f"-{t}-" in n),
-                                                   "reno"))
+            tags = {a.label: a.tags for a in rarms}  # (dtypes as these columns always had)
+            fl["queue"] = fl.name.map(lambda n: tags[n]["queue"]).astype(object)
+            fl["tcp"] = fl.name.map(lambda n: tags[n]["tcp"])
             out["rtt_flows"] = fl
     if p.many:
-        mp = many_flows.profile("quick")
-        b = many_flows.base(mp)
-        marms = {f"{tcp}-wc300": {"topology.forward_queue.limit": "260p", "tcp.variant": tcp}
-                 for tcp in ("reno", "cubic", "bbr")}
-        rows = collect(ctx.sweep(b, name="qiu-modern", arms=marms,
-                                 zip=many_flows.conns_zip([20, 40, 80, 150]), seeds=p.seeds),
-                       many_flows.run_row)
+        marms = many_arms()
+        swept += marms
+        rows = collect(ctx.sweep(qiu.base(QIU_DURATION, QIU_WARMUP), name="qiu-modern",
+                                 arms=marms, zip=qiu.conns_zip([20, 40, 80, 150]),
+                                 seeds=p.seeds), qiu.run_row)
         if len(rows):
-            rows["tcp"] = rows.name.str.split("-").str[0]
+            tags = {a.label: a.tags for a in marms}
+            rows["tcp"] = rows.name.map(lambda n: tags[n]["tcp"]).astype(object)
             out["many"] = rows
+    out["arms"] = arms_frame(swept)
     return out
 
 
@@ -171,7 +250,7 @@ def fig_many(data: dict, out: Path) -> Any:
     if not len(m):
         return plots.empty_figure(out, "loss_vs_flows_modern", "no runs")
     conn = np.geomspace(m.conn.min(), m.conn.max(), 40)
-    curves = pd.DataFrame({"flows": conn, "loss_rate": many_flows.sync_loss(300 / conn),
+    curves = pd.DataFrame({"flows": conn, "loss_rate": qiu.sync_loss(300 / conn),
                            "curve": "Qiu sync formula (Reno)"})
     curves = curves[300 / curves.flows > 3]
     return plots.lines(m.rename(columns={"conn": "flows"}), out, "loss_vs_flows_modern",
@@ -183,105 +262,115 @@ FIGURES = [fig_web, fig_web_ccdf, fig_web_bars, fig_bulk, fig_rtt, fig_many]
 
 
 # -- claims --------------------------------------------------------------------------------------
+# -- claims: metrics of claim_tables/beyond.toml ---------------------------------------------
+
+METRICS = Metrics(STUDY)
 
 
-def claims(data: dict, p: Profile) -> ClaimTable:
-    t = ClaimTable(STUDY)
+@METRICS.values
+def _web(x: Inputs) -> dict[str, Any]:
+    """``load``: the Web load (%); ``paper_share``: Weigle's share of responses the best AQM
+    helps at that load (75 % up to 80 %, else half)."""
+    load = int(round(x.p.web_load * 100))
+    return {"load": load, "paper_share": 0.75 if load <= 80 else 0.5}
 
-    add = t.adder(p.tests)
 
-    c = _web_cdf(data)
-    load = int(round(p.web_load * 100))
+@METRICS
+def web_faster(x: Inputs, a: str, b: str) -> float:
+    """Share of quantile levels at which arm ``a`` is faster than ``b`` (Web load)."""
+    c = x.cached(_web_cdf_of)
+    load = _web(x)["load"]
+    if not len(c):
+        return math.nan
+    da, db = c[(c.name == a) & (c.load_pct == load)], c[(c.name == b) & (c.load_pct == load)]
+    if not len(da) or not len(db):
+        return math.nan
+    return share_faster(da.response_time_ms.to_numpy(), da.cdf.to_numpy(), db.cdf.to_numpy())
 
-    def sf(a: str, b: str) -> float:
-        if not len(c):
-            return math.nan
-        da, db = c[(c.name == a) & (c.load_pct == load)], c[(c.name == b) & (c.load_pct == load)]
-        if not len(da) or not len(db):
-            return math.nan
-        return share_faster(da.response_time_ms.to_numpy(), da.cdf.to_numpy(), db.cdf.to_numpy())
 
-    s = data.get("web_stats", pd.DataFrame())
+def _web_cdf_of(x: Inputs) -> pd.DataFrame:
+    return _web_cdf(x.data)
 
-    def st(name: str, col: str) -> float:
-        d = s[s.name == name] if len(s) else s
-        return float(d[col].mean()) if len(d) else math.nan
 
+def _st(x: Inputs, name: str, col: str) -> float:
+    s = x.data.get("web_stats", pd.DataFrame())
+    d = s[s.name == name] if len(s) else s
+    return float(d[col].mean()) if len(d) else math.nan
+
+
+@METRICS
+def web_vs_aqms(x: Inputs, arm: str, col: str, best: str) -> dict[str, float]:
+    """``col`` of ``arm`` and the best (``best`` "max"/"min") of the AQMs that ran."""
     aqms = [a for a in ("cubic-codel", "cubic-fq_codel", "cubic-pie")
-            if not math.isnan(st(a, "utilisation"))]
+            if not math.isnan(_st(x, a, "utilisation"))]
+    fn = {"max": max, "min": min}[best]
+    return {arm: _st(x, arm, col),
+            "aqm": float(fn([_st(x, a, col) for a in aqms])) if aqms else math.nan}
 
-    def best(col: str, fn: Any) -> float:
-        return float(fn([st(a, col) for a in aqms])) if aqms else math.nan
 
-    paper_share = 0.75 if load <= 80 else 0.5
-    add("B-web-aqm-vs-dt", f"Weigle: at {load} % the best AQM beats drop-tail for "
-        f"{paper_share:.0%} of responses (ARED+ECN vs DT-148); with CUBIC, FQ-CoDel vs DT-148",
-        paper_share, sf("cubic-fq_codel", "cubic-dt148"), "abs within", 0.15,
-        note="share of quantile levels where FQ-CoDel is faster; 'no' = the trade-off changed",
-        if_not="FQ-CoDel isolates the short flows from the elephants' queue: it helps (almost) "
-        "every response, not half of them")
-    add("B-web-tcp-small-effect", "Weigle: TCP improvements (SACK) matter little for Web "
-        "responses; CUBIC vs Reno over DT-148", 0.5, sf("cubic-dt148", "reno-dt148"),
-        "abs within", 0.15, note="share of quantile levels where CUBIC is faster")
-    add("B-web-dt-util", "Weigle: drop-tail gives the highest utilisation; with CUBIC vs "
-        "the AQMs run (CoDel, FQ-CoDel, PIE)", "cubic-dt148 >= aqm",
-        {"cubic-dt148": st("cubic-dt148", "utilisation"),
-         "aqm": best("utilisation", max)},
-        "ordering", 0.005, note="the best AQM's utilisation; 0.5 % margin")
-    add("B-web-dt-loss", "Weigle: drop-tail has the lowest loss rate; with CUBIC vs the AQMs",
-        "aqm >= cubic-dt148",
-        {"cubic-dt148": st("cubic-dt148", "loss_pct"),
-         "aqm": best("loss_pct", min)},
-        "ordering", 0, note="the AQM with the lowest loss")
-    add("B-web-bbr-loss", "Drop-tail loss with BBR vs the paper's Reno at the same load (BBR "
-        "ignores loss as a signal)", "bbr-dt148 > reno-dt148",
-        {"bbr-dt148": st("bbr-dt148", "loss_pct"), "reno-dt148": st("reno-dt148", "loss_pct")},
-        "ordering", 0, note="a modern expectation, not a paper claim")
-    b = data.get("bulk", pd.DataFrame())
+@METRICS
+def web_stats(x: Inputs, col: str, arms: list[str]) -> dict[str, float]:
+    return {a: _st(x, a, col) for a in arms}
 
-    def bv(arm: str, col: str) -> float:
-        d = b[b.arm == arm] if len(b) else b
-        return float(d[col].mean()) if len(d) else math.nan
 
-    add("B-bulk-ecn-drops-red", "Pentikousis: ECN cuts drops by > 5x (842 -> 39); CUBIC over "
-        "RED with vs without ECN", 0.2, bv("cubic-red-ecn", "drops") / bv("cubic-red", "drops")
-        if bv("cubic-red", "drops") else math.nan, "less", 0, note="drops with / without ECN")
-    add("B-bulk-ecn-drops-codel", "Pentikousis' ECN drop cut with CUBIC over CoDel", 0.2,
-        bv("cubic-codel-ecn", "drops") / bv("cubic-codel", "drops")
-        if bv("cubic-codel", "drops") else math.nan, "less", 0,
-        note="drops with / without ECN")
-    add("B-bulk-ecn-no-goodput-gain", "Pentikousis: no significant goodput (efficiency) gain "
-        "from ECN; CUBIC over RED", 0.0,
-        bv("cubic-red-ecn", "efficiency_pct") - bv("cubic-red", "efficiency_pct"),
-        "abs within", 0.5, note="efficiency difference (points)")
-    add("B-bulk-ecn-fairer", "Pentikousis: ECN gives fairer sharing (spread 2.56 vs 11.1 %); "
-        "CUBIC, FQ-CoDel+ECN vs drop-tail", "cubic-dt > cubic-fq_codel-ecn",
-        {"cubic-dt": bv("cubic-dt", "spread_pct"),
-         "cubic-fq_codel-ecn": bv("cubic-fq_codel-ecn", "spread_pct")}, "ordering", 0,
-        note="download-time spread (%)")
-    fr = fairness(data)
+def _bv(x: Inputs, arm: str, col: str) -> float:
+    b = x.data.get("bulk", pd.DataFrame())
+    d = b[b.arm == arm] if len(b) else b
+    return float(d[col].mean()) if len(d) else math.nan
 
-    def fm(tcp: str, q: str) -> float:
+
+@METRICS
+def bulk_drop_ratio(x: Inputs, with_ecn: str, without: str) -> float:
+    """Drops with ECN / drops without (NaN without drops)."""
+    return (_bv(x, with_ecn, "drops") / _bv(x, without, "drops") if _bv(x, without, "drops")
+            else math.nan)
+
+
+@METRICS
+def bulk_gain(x: Inputs, a: str, b: str, col: str) -> float:
+    return _bv(x, a, col) - _bv(x, b, col)
+
+
+@METRICS
+def bulk_values(x: Inputs, col: str, arms: list[str]) -> dict[str, float]:
+    return {a: _bv(x, a, col) for a in arms}
+
+
+@METRICS
+def rtt_fairness(x: Inputs, tcp: str, queue: str) -> dict[str, float]:
+    """Mean fairness ratio f of ``tcp`` over ``queue`` and over drop-tail."""
+    fr = x.cached(_fairness_of)
+
+    def fm(q: str) -> float:
         d = fr[(fr.tcp == tcp) & (fr["queue"] == q)] if len(fr) else fr
         return float(d.fairness_ratio.mean()) if len(d) else math.nan
 
-    for tcp, q in (("cubic", "red"), ("cubic", "fq_codel"), ("bbr", "fq_codel")):
-        add(f"B-rtt-{tcp}-{q}", f"Qiu: an AQM is fairer to different RTTs than drop-tail "
-            f"(f_RED > f_DT); {tcp.upper()} with {q}", f"{q} > dt",
-            {q: fm(tcp, q), "dt": fm(tcp, "dt")}, "ordering", 0,
-            note="fairness ratio f, 8 flows, mean of 3 runs")
-    m = data.get("many", pd.DataFrame())
-    if len(m):
-        lg = m[300 / m.conn > 3]
-        errs = {tcp: float(np.median(np.abs(g.loss_rate / many_flows.sync_loss(300 / g.conn) - 1)))
-                for tcp, g in lg.groupby("tcp")}
-    else:
-        errs = {}
-    add("B-many-sync-reno", "Qiu: the synchronised-loss formula predicts Reno's loss (large "
-        "pipe, W_c = 300)", "median |rel. error| <= 0.3", errs.get("reno", math.nan),
-        "formula fit", 0.3)
-    add("B-many-sync-cubic", "Qiu's synchronised-loss formula applied to CUBIC", "median |rel. "
-        "error| <= 0.3", errs.get("cubic", math.nan), "formula fit", 0.3,
-        if_not="CUBIC backs off by 0.7 and grows its window as a cubic of time: the "
-        "formula's Reno sawtooth does not apply")
-    return t
+    return {queue: fm(queue), "dt": fm("dt")}
+
+
+def _fairness_of(x: Inputs) -> pd.DataFrame:
+    return fairness(x.data)
+
+
+@METRICS
+def sync_loss_error(x: Inputs, tcp: str) -> float:
+    """Median |relative error| of the large-pipe loss (W_c = 300) against Qiu's formula."""
+    m = x.data.get("many", pd.DataFrame())
+    if not len(m):
+        return math.nan
+    lg = m[300 / m.conn > 3]
+    errs = {t: float(np.median(np.abs(g.loss_rate / qiu.sync_loss(300 / g.conn) - 1)))
+            for t, g in lg.groupby("tcp")}
+    return errs.get(tcp, math.nan)
+
+
+CLAIMS = METRICS.table()
+
+
+def claims(data: dict, p: BeyondParams) -> ClaimTable:
+    """The papers' conclusions with modern TCP and AQMs (``claim_tables/beyond.toml``)."""
+    return CLAIMS.evaluate(data, p)
+
+
+__all__ = ["STUDY", "TITLE", "BeyondParams", "PROFILES", "profile", "run", "FIGURES",
+           "METRICS", "CLAIMS", "claims", "fairness", "bulk_arms", "rtt_arms", "many_arms"]

@@ -22,10 +22,14 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from tqdm.auto import tqdm
 
+from aqmlab.campaign import DaskExecutor, Job, LocalExecutor, Store, Sweep, estimate_cost, sweep
 from aqmlab.scenario import Scenario
+from aqmlab.scenario.spec import parse_path
+from aqmlab.studies.arms import Arm
 
-__all__ = ["Context", "context", "prefetch", "PlannedSweep", "arms_zip", "collect", "stack", "merge_tables", "web_stats", "web_cdf", "cdf_grid",
+__all__ = ["Context", "context", "prefetch", "PlannedSweep", "arm_changes", "arms_zip", "collect", "stack", "merge_tables", "web_stats", "web_cdf", "cdf_grid",
            "CDF_GRID_MS", "mean_cdf", "curve", "crossings", "share_faster", "get_path", "EXAMPLES",
            "example", "pct"]
 
@@ -49,10 +53,8 @@ def pct(x: float) -> float:
 
 def get_path(d: Any, path: str) -> Any:
     """The value at a dotted path ("traffic[0].rate") of a scenario dict."""
-    from aqmlab.scenario.spec import _parse_path  # noqa: PLC0415
-
     cur = d
-    for tok in _parse_path(path):
+    for tok in parse_path(path):
         cur = cur[tok]
     return cur
 
@@ -74,39 +76,58 @@ class Context:
     timeout: float | None = None
     plan_only: bool = False
     stored_only: bool = False
+    engine: str | None = None
     _executor: Any = field(default=None, repr=False)
+    _owner: bool = field(default=True, repr=False)
     sweeps: list = field(default_factory=list, repr=False)
     specs: list = field(default_factory=list, repr=False)
 
     def __post_init__(self) -> None:
-        from aqmlab.campaign import Store  # noqa: PLC0415
-
         if not isinstance(self.store, Store):
             self.store = Store(self.store)
+
+    def on_engine(self, engine: str) -> Context:
+        """This context running every sweep on ``engine`` (``run.engine``), leaving out the
+        points that engine cannot run (``Sweep.skipped``): a study's arms on the reference
+        engine ns-2.35, through the same store and workers."""
+        if self._executor is None and not (self.plan_only or self.stored_only):
+            _ = self.executor  # shared: created here, closed by this (owning) context
+        return Context(store=self.store, workers=self.workers, scheduler=self.scheduler,
+                       progress=self.progress, timeout=self.timeout, plan_only=self.plan_only,
+                       stored_only=self.stored_only, engine=engine,
+                       _executor=self._executor, _owner=False, specs=self.specs)
 
     @property
     def executor(self) -> Any:
         if self._executor is None:
-            from aqmlab.campaign import DaskExecutor, LocalExecutor  # noqa: PLC0415
-
             self._executor = (DaskExecutor(self.scheduler) if self.scheduler
                               else LocalExecutor(self.workers))
         return self._executor
 
-    def sweep(self, base: Scenario, *, name: str, arms: Mapping[str, Mapping] | None = None,
+    def sweep(self, base: Scenario, *, name: str,
+              arms: Iterable[Arm] | Mapping[str, Mapping] | None = None,
               grid: Mapping[str, Sequence] | None = None, zip: Mapping | None = None,
-              seeds: Sequence[int] = (1,)) -> Any:
+              seeds: Sequence[int] = (1,), skip_invalid: bool = False) -> Any:
         """Run ``base`` x ``arms`` x ``grid`` x ``seeds`` (only what the store lacks) and
-        return the :class:`~aqmlab.campaign.SweepResult`. ``arms`` maps a label (it becomes
-        the scenario ``name``, column ``name``) to its dotted changes."""
-        from aqmlab.campaign import Sweep, sweep  # noqa: PLC0415
-
+        return the :class:`~aqmlab.campaign.SweepResult`. ``arms``: :class:`Arm` objects,
+        or a mapping of label to dotted changes; the label becomes the scenario ``name``
+        (column ``name``). ``skip_invalid``: leave out (and list) the points that fail
+        validation, e.g. those an engine cannot run, instead of failing the sweep (always
+        so on a context :meth:`on_engine`)."""
         zips = []
-        if arms:
-            zips.append(arms_zip(base, arms))
+        changes = arm_changes(arms)
+        if changes:
+            zips.append(arms_zip(base, changes))
         if zip:
             zips.append(dict(zip))
-        spec = Sweep(base=base, grid=dict(grid or {}), zip=zips, seeds=list(seeds), name=name)
+        spec = Sweep(base=base, grid=dict(grid or {}), zip=zips, seeds=list(seeds), name=name,
+                     set={"run.engine": self.engine} if self.engine else {},
+                     skip_invalid=skip_invalid or self.engine is not None)
+        if spec.skip_invalid:
+            if not spec.points():
+                return PlannedSweep(spec, self.store)  # nothing this engine can run
+            if skip_invalid and spec.skipped:
+                print(f"{name}: {len(spec.skipped)} point(s) not run, e.g. {spec.skipped[0]}")
         self.specs.append(spec)
         if self.plan_only:
             return PlannedSweep(spec, self.store)
@@ -142,9 +163,9 @@ class Context:
         return claims
 
     def close(self) -> None:
-        if self._executor is not None:
+        if self._executor is not None and self._owner:
             self._executor.close()
-            self._executor = None
+        self._executor = None
 
     def __enter__(self) -> Context:
         return self
@@ -169,8 +190,6 @@ def prefetch(ctx: Context, specs: Sequence[Any] | None = None,
     """Run every point of ``specs`` (default: those ``ctx`` planned) that the store lacks,
     all through one executor, longest first: no idle worker between sweeps and no run done
     twice when several studies share it. Returns counts (total, cached, ran, failed)."""
-    from aqmlab.campaign import Job, estimate_cost  # noqa: PLC0415
-
     specs = ctx.specs if specs is None else specs
     points: dict[str, Any] = {}
     for spec in specs:
@@ -191,8 +210,6 @@ def prefetch(ctx: Context, specs: Sequence[Any] | None = None,
               "expected_cpu_s": round(sum(j.cost for j in jobs))}
     bar = None
     if progress and jobs:
-        from tqdm.auto import tqdm  # noqa: PLC0415
-
         bar = tqdm(total=len(jobs), desc="runs", unit="run", dynamic_ncols=True)
     try:
         for out in ctx.executor.run(jobs):
@@ -223,6 +240,20 @@ def context(store: Any = "data", workers: int | None = None, scheduler: str | No
     return Context(store=store, workers=workers, scheduler=scheduler or None,
                    progress=progress, timeout=timeout, plan_only=plan_only,
                    stored_only=stored_only)
+
+
+def arm_changes(arms: Iterable[Arm] | Mapping[str, Mapping] | None) -> dict[str, Mapping]:
+    """label -> dotted changes of ``arms`` (Arm objects or that mapping already)."""
+    if arms is None:
+        return {}
+    if isinstance(arms, Mapping):
+        return {k: (v.changes if isinstance(v, Arm) else v) for k, v in arms.items()}
+    out: dict[str, Mapping] = {}
+    for a in arms:
+        if a.label in out:
+            raise ValueError(f"arm {a.label!r} appears twice in one sweep")
+        out[a.label] = a.changes
+    return out
 
 
 def arms_zip(base: Scenario, arms: Mapping[str, Mapping[str, Any]]) -> dict[str, list]:

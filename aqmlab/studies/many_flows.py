@@ -1,193 +1,163 @@
 """Qiu, Zhang & Keshav, "Understanding the Performance of Many TCP Flows" (seed 003).
 
 Long-lived Reno flows over a T1 (1.544 Mb/s, 50 ms one-way, 500-byte packets, W_opt = 40)
-with a drop-tail or RED buffer B; W_c = W_opt + B is what the pipe and buffer hold. The
-regimes: large pipe W_c > 3 Conn (global synchronisation), medium Conn < W_c < 3 Conn,
-small W_c < Conn (shut-off flows). Base scenario: ``examples/qiu_t1_dumbbell.toml``
-(one sender host per flow).
+with a drop-tail or RED buffer B; W_c = W_opt + B is what the pipe and buffer hold (the
+set-up: :mod:`aqmlab.studies.setups.qiu`). The regimes: large pipe W_c > 3 Conn (global
+synchronisation), medium Conn < W_c < 3 Conn, small W_c < Conn (shut-off flows).
 
 Formulas overlaid (digest B6): the synchronised loss P = 8 / (3W^2 + 21W + 8), W = W_c/Conn
 (b = 1, no delayed ACK); the hyperbolas y = b x / (x + a) of Table 1 (drop-tail) and
 Table 2 (random processing time); the RTT-bias bounds 0.5 r^2 <= G2/G1 <= r^2 (drop-tail)
 and G2/G1 ~ r (RED); the fairness ratio f = (sum G_i RTT_i)^2 / (n sum (G_i RTT_i)^2).
+Claims: ``claim_tables/many_flows.toml``, measured by the metrics below.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
+from scipy.optimize import curve_fit
 
-from aqmlab.scenario import Scenario
 from aqmlab.studies import plots
-from aqmlab.studies.claims import ClaimTable
-from aqmlab.studies.common import Context, collect, example, stack
-from aqmlab.studies.profiles import Profile
-from aqmlab.studies.profiles import get as get_profile
+from aqmlab.studies.arms import Arm, arms_frame, tags_of
+from aqmlab.studies.claims import ClaimTable, Inputs, Measured, Metrics
+from aqmlab.studies.common import Context, collect, stack
+from aqmlab.studies.params import Params, Profiles
+from aqmlab.studies.setups.qiu import (
+    RUN_FIELDS,
+    W_OPT,
+    base,
+    conns_zip,
+    flow_rows,
+    hyperbola,
+    red_config,
+    rtt_scenario,
+    run_row,
+    sync_loss,
+    ts_rows,
+)
 
 STUDY = "many_flows"
 TITLE = "Many TCP flows: loss, goodput and fairness across pipe sizes (Qiu et al.)"
-W_OPT = 40
-T1_BPS = 1.544e6
-PKT, MSS = 500, 460
-SERVICE_S = PKT * 8 / T1_BPS  # 2.59 ms: one packet on the T1
 TABLE1_T1 = {100: (144.9275, 0.3237), 200: (285.7143, 0.3429), 300: (454.5454, 0.3682),
              400: (526.3158, 0.3517), 500: (769.2308, 0.3948)}
 TABLE2_T1 = {100: (125.0, 0.4263), 200: (227.2727, 0.4505), 300: (333.3333, 0.4690),
              400: (500.0, 0.5123), 500: (666.6666, 0.5366)}
 
 
-def profile(name: str = "quick", **overrides: Any) -> Profile:
-    return get_profile(STUDY, name, **overrides)
+@dataclass(frozen=True, kw_only=True)
+class ManyFlowsParams(Params):
+    """``wcs`` x ``conns``: the loss sweep (drop-tail, and with random processing time if
+    ``processing``); ``red``: the RED regimes; ``rtt_ratios``/``rtt_runs``/
+    ``rtt_duration``: the RTT-bias runs (two groups per ratio, ``rtt_runs`` runs of 8
+    flows); ``sack``: SACK vs Reno at W_c = 300."""
+
+    study: ClassVar[str] = STUDY
+    wcs: tuple[int, ...]
+    conns: tuple[int, ...]
+    duration: float
+    warmup: float
+    processing: bool
+    red: bool
+    rtt_ratios: tuple[float, ...]
+    rtt_runs: int
+    rtt_duration: float
+    sack: bool
 
 
-def sync_loss(w: np.ndarray | float) -> np.ndarray:
-    """Qiu's synchronised large-pipe loss probability (b = 1): 8 / (3W^2 + 21W + 8)."""
-    w = np.asarray(w, float)
-    return 8.0 / (3 * w * w + 21 * w + 8)
+PROFILES = Profiles(
+    tiny=ManyFlowsParams(profile="tiny", seeds=(1,), wcs=(100,), conns=(10, 50), duration=20.0,
+                         warmup=5.0, processing=False, red=False, rtt_ratios=(1, 2), rtt_runs=1,
+                         rtt_duration=20.0, sack=False),
+    quick=ManyFlowsParams(profile="quick", seeds=(1,), wcs=(100, 300, 500),
+                          conns=(10, 20, 40, 80, 150, 300), duration=60.0, warmup=15.0,
+                          processing=True, red=True, rtt_ratios=(1, 2, 3, 4), rtt_runs=3,
+                          rtt_duration=200.0, sack=True),
+    full=ManyFlowsParams(profile="full", seeds=(1, 2, 3, 4, 5), wcs=(100, 200, 300, 400, 500),
+                         conns=(1, 2, 5, 10, 20, 30, 50, 75, 100, 150, 200, 300, 400, 500, 600,
+                                800, 1000),
+                         duration=200.0, warmup=20.0, processing=True, red=True,
+                         rtt_ratios=(1, 1.5, 2, 3, 4, 5), rtt_runs=15, rtt_duration=200.0,
+                         sack=True),
+)
 
 
-def hyperbola(x: np.ndarray | float, a: float, b: float) -> np.ndarray:
-    return b * np.asarray(x, float) / (np.asarray(x, float) + a)
+def profile(name: str = "quick", **overrides: Any) -> ManyFlowsParams:
+    return PROFILES.get(name, **overrides)
 
 
-def red_config(kind: str, buffer: int) -> dict[str, Any]:
-    """Table 3: RED-1 min_th B/6, RED-2 B/9, RED-3 5; max_th 3 min_th, max_p 0.1,
-    w_q 0.002, gentle."""
-    min_th = {"red1": buffer / 6, "red2": buffer / 9, "red3": 5.0}[kind]
-    return {"kind": "red", "limit": f"{buffer}p", "min_th": min_th, "max_th": 3 * min_th,
-            "max_p": 0.1, "w_q": 0.002, "gentle": True, "mean_pkt_size": PKT}
+# -- arms --------------------------------------------------------------------------------------
 
 
-def base(p: Profile) -> Scenario:
-    return example("qiu_t1_dumbbell").replace(**{
-        "name": "qiu", "description": "Qiu et al.: many bulk TCP flows over one bottleneck",
-        "run.duration": f"{p.duration:g}s", "run.warmup": f"{p.warmup:g}s",
-        "run.sample_interval": "100ms"})
+def loss_arms(wcs: tuple[int, ...], processing: str | None = None) -> list[Arm]:
+    """Drop-tail buffer W_c - W_opt per W_c (``dt-wc<W_c>``), or with a random processing
+    time (``rand-wc<W_c>``)."""
+    out = []
+    for wc in wcs:
+        changes: dict[str, Any] = {"topology.forward_queue.limit": f"{wc - W_OPT}p"}
+        if processing is None:
+            out.append(Arm(f"dt-wc{wc}", changes, {"queue": "droptail", "wc": wc}))
+        else:
+            out.append(Arm(f"rand-wc{wc}", {**changes, "traffic[0].processing_time": processing},
+                           {"queue": "droptail", "wc": wc, "processing": processing}))
+    return out
 
 
-def conns_zip(conns: list[int]) -> dict[str, list]:
-    return {"topology.senders": list(conns), "traffic[0].flows": list(conns)}
-
-
-# -- reductions --------------------------------------------------------------------------------
-
-
-#: The columns of :func:`run_row`.
-RUN_FIELDS = ("conn", "buffer", "wc", "loss_rate", "throughput", "goodput", "jain", "timeouts",
-              "retx", "drops", "shut_off_pct", "active", "q_p5", "q_p50", "q_p95", "q_mean",
-              "q_cov", "red_avg", "queue_delay_s", "pkts_min", "pkts_max")
-
-
-def run_row(res: Any) -> dict[str, Any]:
-    s = res.summary.iloc[0]
-    f = res.flows
-    sc = res.scenario
-    conn = len(f)
-    buffer = sc.topology.forward_queue.limit_size[0]
-    g = f.goodput_mbps.to_numpy()
-    fair = g.sum() / conn if conn else math.nan
-    ts = res.queue_ts
-    ts = ts[(ts.queue == "R0->R1") & (ts.time_s >= sc.run.warmup_s)]
-    q = ts.qlen_pkts.to_numpy(float) if len(ts) else None
-    delay = float(res.queues.iloc[0].avg_delay_s)
-    return {
-        "conn": conn, "buffer": buffer, "wc": buffer + W_OPT,
-        "loss_rate": float(s.loss_rate),
-        "throughput": float(res.links.iloc[0].bytes_tx * 8 / (T1_BPS * 1.004 * s.measured_s)),
-        "goodput": float(s.goodput_mbps * 1e6 * PKT / MSS / (T1_BPS * 1.004)),
-        "jain": float(s.jain_fairness), "timeouts": int(s.timeouts),
-        "retx": int(s.retransmitted_packets), "drops": int(s.drops),
-        "shut_off_pct": float((g < 0.1 * fair).mean() * 100) if conn else math.nan,
-        "active": int((g >= 0.1 * fair).sum()),
-        **_queue_stats(q),
-        "red_avg": float(res.queues.iloc[0].red_avg_pkts), "queue_delay_s": delay,
-        "pkts_min": float((f.bytes_delivered / MSS).min()),
-        "pkts_max": float((f.bytes_delivered / MSS).max()),
+def regime_arms(p: ManyFlowsParams) -> list[Arm]:
+    """The regimes of Figs. 2-6 (drop-tail), 11 (random processing time) and 20-22 (RED)."""
+    arms: dict[str, tuple[int, dict[str, Any], dict[str, Any]]] = {
+        "large-dt": (100, {"topology.forward_queue.limit": "400p"}, {"queue": "droptail"}),
+        "medium-dt": (100, {"topology.forward_queue.limit": "160p"}, {"queue": "droptail"}),
+        "small-dt": (300, {"topology.forward_queue.limit": "60p"}, {"queue": "droptail"}),
     }
+    if p.processing:
+        for k in ("large", "medium", "small"):
+            n, ch, _ = arms[f"{k}-dt"]
+            arms[f"{k}-rand"] = (n, {**ch, "traffic[0].processing_time": "10ms"},
+                                 {"queue": "droptail", "processing": "10ms"})
+    if p.red:
+        arms["large-red1"] = (100, {"topology.forward_queue": red_config("red1", 760)},
+                              {"queue": "red1"})
+        arms["medium-red2"] = (100, {"topology.forward_queue": red_config("red2", 560)},
+                               {"queue": "red2"})
+        arms["small-red3"] = (100, {"topology.forward_queue": red_config("red3", 560)},
+                              {"queue": "red3"})
+        arms["medium-dt560"] = (100, {"topology.forward_queue.limit": "560p"},
+                                {"queue": "droptail"})
+    return [Arm(f"regime-{name}", {**ch, "topology.senders": n, "traffic[0].flows": n},
+                {"regime": name.split("-")[0], "conn": n, **tags})
+            for name, (n, ch, tags) in arms.items()]
 
 
-def _queue_stats(q: np.ndarray | None) -> dict[str, float]:
-    if q is None or not len(q):
-        return dict.fromkeys(("q_p5", "q_p50", "q_p95", "q_mean", "q_cov"), math.nan)
-    mean = float(q.mean())
-    return {"q_p5": float(np.percentile(q, 5)), "q_p50": float(np.percentile(q, 50)),
-            "q_p95": float(np.percentile(q, 95)), "q_mean": mean,
-            "q_cov": float(q.std() / mean) if mean > 0 else math.nan}
+def sack_arms() -> list[Arm]:
+    return [Arm("reno-wc300", {"topology.forward_queue.limit": "260p"},
+                {"tcp": "reno", "wc": 300}),
+            Arm("sack-wc300", {"topology.forward_queue.limit": "260p", "tcp.variant": "sack"},
+                {"tcp": "sack", "wc": 300})]
 
 
-def flow_rows(res: Any) -> pd.DataFrame:
-    f = res.flows
-    delay = float(res.queues.iloc[0].avg_delay_s)
-    return pd.DataFrame({"flow": f.flow, "goodput_mbps": f.goodput_mbps,
-                         "pkts": f.bytes_delivered / MSS, "base_rtt_s": f.base_rtt_s,
-                         "rtt_s": f.base_rtt_s + delay, "group": f.group})
+#: The queues of the RTT-bias runs (Figs. 32-36): drop-tail and RED-1.
+RTT_QUEUES = {"dt": {}, "red": {"topology.forward_queue": red_config("red1", 160)}}
 
 
-def ts_rows(res: Any) -> pd.DataFrame:
-    ts = res.queue_ts
-    t0 = res.scenario.run.warmup_s
-    ts = ts[(ts.queue == "R0->R1") & (ts.time_s >= t0) & (ts.time_s < t0 + 30)]
-    return ts[["time_s", "qlen_pkts", "red_avg_pkts"]]
+def rtt_arms(arms: list[Arm]) -> list[Arm]:
+    """Every RTT arm over every queue of :data:`RTT_QUEUES` (``<arm>-<queue>``)."""
+    return [Arm(f"{a.label}-{q}", {**a.changes, **qa}, {**a.tags, "queue": q})
+            for a in arms for q, qa in RTT_QUEUES.items()]
 
 
 # -- runs --------------------------------------------------------------------------------------
 
 
-def _regimes(p: Profile) -> dict[str, dict]:
-    arms = {
-        "large-dt": (100, {"topology.forward_queue.limit": "400p"}),
-        "medium-dt": (100, {"topology.forward_queue.limit": "160p"}),
-        "small-dt": (300, {"topology.forward_queue.limit": "60p"}),
-    }
-    if p.processing:
-        for k in ("large", "medium", "small"):
-            n, ch = arms[f"{k}-dt"]
-            arms[f"{k}-rand"] = (n, {**ch, "traffic[0].processing_time": "10ms"})
-    if p.red:
-        arms["large-red1"] = (100, {"topology.forward_queue": red_config("red1", 760)})
-        arms["medium-red2"] = (100, {"topology.forward_queue": red_config("red2", 560)})
-        arms["small-red3"] = (100, {"topology.forward_queue": red_config("red3", 560)})
-        arms["medium-dt560"] = (100, {"topology.forward_queue.limit": "560p"})
-    out = {}
-    for name, (n, ch) in arms.items():
-        out[f"regime-{name}"] = {**ch, "topology.senders": n, "traffic[0].flows": n}
-    return out
-
-
-def rtt_scenario(p: Profile, ratios: list[float] | None, runs: int) -> tuple[Scenario, dict]:
-    """Section 7: RTT bias. Two groups of 3 flows (PD_2 = 102 ms, PD_1 = r PD_2) for each
-    ratio r, or ``runs`` runs of 8 flows (F1 102 ms, F2..F8 U(102, 300) ms); random
-    processing time U(0, one packet's service time) at every sender; B = 160."""
-    sc = base(p).replace(**{
-        "run.duration": f"{p.rtt_duration:g}s", "run.warmup": f"{p.rtt_duration / 10:g}s",
-        "run.sample_interval": None,
-        "topology.forward_queue.limit": "160p", "traffic[0].processing_time": f"{SERVICE_S:.5f}s"})
-
-    def one_way(pd_ms: float) -> str:
-        return f"{pd_ms / 2 - 50.1:.3f}ms"  # PD = 2 (50 + d + 0.1)
-
-    arms = {}
-    if ratios is not None:
-        for r in ratios:
-            delays = [one_way(102 * r)] * 3 + [one_way(102)] * 3
-            arms[f"rtt2-r{r:g}"] = {"topology.senders": 6, "traffic[0].flows": 6,
-                                    "topology.sender_delays": delays}
-    else:
-        rng = np.random.default_rng(2024)
-        for i in range(runs):
-            pds = [102.0, *rng.uniform(102, 300, size=7)]
-            arms[f"rtt8-run{i + 1}"] = {"topology.senders": 8, "traffic[0].flows": 8,
-                                        "topology.sender_delays": [one_way(x) for x in pds]}
-    return sc, arms
-
-
-def run(p: Profile, ctx: Context) -> dict[str, pd.DataFrame]:
-    b = base(p)
+def run(p: ManyFlowsParams, ctx: Context) -> dict[str, pd.DataFrame]:
+    b = base(p.duration, p.warmup)
     runs, flows, ts = [], [], []
+    swept: list[Arm] = []
 
     def add(series: str, sw: Any, with_flows: bool = False, with_ts: bool = False) -> None:
         runs.append(collect(sw, run_row, fields=RUN_FIELDS).assign(series=series))
@@ -196,29 +166,25 @@ def run(p: Profile, ctx: Context) -> dict[str, pd.DataFrame]:
         if with_ts:
             ts.append(collect(sw, ts_rows).assign(series=series))
 
-    dt_arms = {f"dt-wc{wc}": {"topology.forward_queue.limit": f"{wc - W_OPT}p"} for wc in p.wcs}
-    add("loss", ctx.sweep(b, name="qiu-loss", arms=dt_arms, zip=conns_zip(p.conns),
-                          seeds=p.seeds))
+    def sweep(base_: Any, name: str, arms: list[Arm], **kw: Any) -> Any:
+        swept.extend(arms)
+        return ctx.sweep(base_, name=name, arms=arms, **kw)
+
+    add("loss", sweep(b, "qiu-loss", loss_arms(p.wcs), zip=conns_zip(p.conns), seeds=p.seeds))
     if p.processing:
-        rand = {f"rand-wc{wc}": {**a, "traffic[0].processing_time": "10ms"}
-                for wc, a in zip(p.wcs, dt_arms.values(), strict=True)}
-        add("rand", ctx.sweep(b, name="qiu-rand", arms=rand, zip=conns_zip(p.conns),
-                              seeds=p.seeds))
-    add("regimes", ctx.sweep(b, name="qiu-regimes", arms=_regimes(p), seeds=p.seeds[:1]),
+        add("rand", sweep(b, "qiu-rand", loss_arms(p.wcs, "10ms"), zip=conns_zip(p.conns),
+                          seeds=p.seeds))
+    add("regimes", sweep(b, "qiu-regimes", regime_arms(p), seeds=p.seeds[:1]),
         with_flows=True, with_ts=True)
     if p.sack:
-        sack = {"reno-wc300": {"topology.forward_queue.limit": "260p"},
-                "sack-wc300": {"topology.forward_queue.limit": "260p", "tcp.variant": "sack"}}
         conns = [c for c in p.conns if 10 <= c <= 300] or p.conns
-        add("sack", ctx.sweep(b, name="qiu-sack", arms=sack, zip=conns_zip(conns),
-                              seeds=p.seeds))
+        add("sack", sweep(b, "qiu-sack", sack_arms(), zip=conns_zip(conns), seeds=p.seeds))
     for series, (ratios, n) in {"rtt2": (p.rtt_ratios, 0), "rtt8": (None, p.rtt_runs)}.items():
-        sc, arms = rtt_scenario(p, ratios, n)
-        queues = {"dt": {}, "red": {"topology.forward_queue": red_config("red1", 160)}}
-        all_arms = {f"{k}-{q}": {**a, **qa} for k, a in arms.items() for q, qa in queues.items()}
-        add(series, ctx.sweep(sc, name=f"qiu-{series}", arms=all_arms, seeds=p.seeds[:1]),
+        sc, arms = rtt_scenario(b, p.rtt_duration, ratios, n)
+        add(series, sweep(sc, f"qiu-{series}", rtt_arms(arms), seeds=p.seeds[:1]),
             with_flows=True)
-    return {"runs": stack(runs), "flows": stack(flows), "queue_ts": stack(ts)}
+    return {"runs": stack(runs), "flows": stack(flows), "queue_ts": stack(ts),
+            "arms": arms_frame(swept)}
 
 
 # -- derived tables ------------------------------------------------------------------------------
@@ -249,6 +215,7 @@ def rtt_pairs(data: dict) -> pd.DataFrame:
         return pd.DataFrame()
     f["grp"] = np.where(f.base_rtt_s > f.groupby("name").base_rtt_s.transform("min") + 1e-4,
                         1, 2)
+    tags = tags_of(data)
     rows = []
     for name, g in f.groupby("name", sort=False):
         g1, g2 = g[g.grp == 1], g[g.grp == 2]
@@ -256,7 +223,7 @@ def rtt_pairs(data: dict) -> pd.DataFrame:
             g1, g2 = g.iloc[:3], g.iloc[3:]
         r = float(g1.rtt_s.mean() / g2.rtt_s.mean())
         ratio = float(g2.goodput_mbps.mean() / g1.goodput_mbps.mean())
-        rows.append({"name": name, "queue": name.rsplit("-", 1)[1], "rtt_ratio": r,
+        rows.append({"name": name, "queue": tags[name]["queue"], "rtt_ratio": r,
                      "goodput_ratio": ratio, "dt_low": 0.5 * r * r, "dt_high": r * r})
     return pd.DataFrame(rows)
 
@@ -265,10 +232,11 @@ def fairness_ratio(data: dict) -> pd.DataFrame:
     """Normalized fairness ratio f (Jain of goodput x RTT) per 8-flow run."""
     f = data["flows"]
     f = f[f.series == "rtt8"]
+    tags = tags_of(data)
     rows = []
     for name, g in f.groupby("name", sort=False):
         x = (g.goodput_mbps * g.rtt_s).to_numpy()
-        rows.append({"name": name, "queue": name.rsplit("-", 1)[1],
+        rows.append({"name": name, "queue": tags[name]["queue"],
                      "fairness_ratio": float(x.sum() ** 2 / (len(x) * (x**2).sum()))})
     return pd.DataFrame(rows)
 
@@ -356,11 +324,12 @@ FIGURES = [fig_loss, fig_goodput, fig_regimes_queue, fig_regimes_flows, fig_regi
 
 
 # -- claims --------------------------------------------------------------------------------------
+# -- claims: metrics of claim_tables/many_flows.toml -----------------------------------------
+
+METRICS = Metrics(STUDY)
 
 
 def _fit_hyperbola(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
-    from scipy.optimize import curve_fit  # noqa: PLC0415
-
     try:
         (a, b), _ = curve_fit(hyperbola, x, y, p0=(x.max(), y.max() * 1.5), maxfev=20000,
                               bounds=([1e-3, 1e-4], [1e6, 10]))
@@ -369,134 +338,178 @@ def _fit_hyperbola(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
         return math.nan, math.nan
 
 
-def claims(data: dict, p: Profile) -> ClaimTable:
-    r = data["runs"]
-    t = ClaimTable(STUDY)
+def _loss(x: Inputs) -> pd.DataFrame:
+    r = x.data["runs"]
+    return r[r.series == "loss"].groupby(["wc", "conn"], as_index=False).mean(numeric_only=True)
 
-    add = t.adder(p.tests)
 
-    loss = r[r.series == "loss"].groupby(["wc", "conn"], as_index=False).mean(numeric_only=True)
-    large = loss[loss.wc > 3 * loss.conn]
+def _large(x: Inputs) -> pd.DataFrame:
+    loss = x.cached(_loss)
+    return loss[loss.wc > 3 * loss.conn]
+
+
+@METRICS
+def sync_formula_error(x: Inputs) -> Measured:
+    """Median |relative error| of the large-pipe loss against the synchronised formula."""
+    large = _large(x)
     err = (np.abs(large.loss_rate / sync_loss(large.wc / large.conn) - 1)
            if len(large) else pd.Series(dtype=float))
-    add("Q-sync-formula", "Large pipe (W_c > 3 Conn): the synchronised-loss formula "
-        "8/(3W^2+21W+8) predicts the loss (Fig. 3)", "median |rel. error| <= 0.3",
-        float(err.median()) if len(err) else math.nan, "formula fit", 0.3,
-        note=f"{len(large)} large-pipe points; the digest's probes agreed to about 30 %",
-        if_not="ns-3 NewReno-style recovery and per-ACK RTT sampling change the loss per "
-        "episode")
-    if len(large):
-        sub = large[large.wc == large.wc.max()].sort_values("conn")
-        sub = sub[sub.loss_rate > 0]
-        slope = (float(np.polyfit(np.log(sub.conn), np.log(sub.loss_rate), 1)[0])
-                 if len(sub) >= 3 else math.nan)
-    else:
-        slope = math.nan
-    add("Q-loss-quadratic", "Loss grows ~ Conn^2 for few flows (W_c > 3 Conn; Fig. 9)",
-        (1.5, 2.5), slope, "in range", note="log-log slope, largest W_c")
-    for wc, (a, b) in TABLE1_T1.items():
-        d = loss[(loss.wc == wc) & (loss.conn > wc / 3)]
-        e = (float(np.median(np.abs(d.loss_rate / hyperbola(d.conn, a, b) - 1)))
-             if len(d) >= 2 else math.nan)
-        fa, fb = _fit_hyperbola(d.conn.to_numpy(float), d.loss_rate.to_numpy(float)) \
-            if len(d) >= 3 else (math.nan, math.nan)
-        fit = f"our fit a = {fa:.4g}, b = {fb:.4g}" if not math.isnan(fa) else "too few points"
-        add(f"Q-hyperbola-{wc}", f"W_c = {wc}, Conn > W_c/3: loss follows y = b x/(x+a) with "
-            f"Table 1's a = {a:g}, b = {b:g} (Fig. 10)", "median |rel. error| <= 0.3", e,
-            "formula fit", 0.3, note=f"{len(d)} points; {fit}", runs=wc in p.wcs,
-            if_not="shut-off flows' timeout behaviour (ns-3 RTO, SYN retries) sets the "
-            "asymptote b")
+    return Measured(float(err.median()) if len(err) else math.nan,
+                    values={"points": len(large)})
+
+
+@METRICS
+def loss_slope_large_pipe(x: Inputs) -> float:
+    large = _large(x)
+    if not len(large):
+        return math.nan
+    sub = large[large.wc == large.wc.max()].sort_values("conn")
+    sub = sub[sub.loss_rate > 0]
+    return (float(np.polyfit(np.log(sub.conn), np.log(sub.loss_rate), 1)[0])
+            if len(sub) >= 3 else math.nan)
+
+
+@METRICS.each
+def table1(x: Inputs) -> list[dict[str, Any]]:
+    """Table 1's hyperbolas: W_c, a, b."""
+    return [{"wc": wc, "a": a, "b": b} for wc, (a, b) in TABLE1_T1.items()]
+
+
+@METRICS
+def hyperbola_error(x: Inputs, wc: int, a: float, b: float) -> Measured:
+    """Median |relative error| against Table 1's hyperbola for W_c (tested when the
+    profile runs that W_c), with our own fit in the note."""
+    loss = x.cached(_loss)
+    d = loss[(loss.wc == wc) & (loss.conn > wc / 3)]
+    e = (float(np.median(np.abs(d.loss_rate / hyperbola(d.conn, a, b) - 1)))
+         if len(d) >= 2 else math.nan)
+    fa, fb = _fit_hyperbola(d.conn.to_numpy(float), d.loss_rate.to_numpy(float)) \
+        if len(d) >= 3 else (math.nan, math.nan)
+    fit = f"our fit a = {fa:.4g}, b = {fb:.4g}" if not math.isnan(fa) else "too few points"
+    return Measured(e, tested=wc in x.p.wcs, values={"points": len(d), "fit": fit})
+
+
+@METRICS
+def min_throughput(x: Inputs) -> float:
+    r = x.data["runs"]
     thr = r[r.series.isin(["loss", "rand"]) & (r.buffer > W_OPT)]
-    add("Q-throughput", "Throughput ~ link capacity whenever B > W_opt (within 2 %; Fig. 7b)",
-        0.98, float(thr.throughput.min()) if len(thr) else math.nan, "greater", 0,
-        note="minimum normalized throughput")
+    return float(thr.throughput.min()) if len(thr) else math.nan
+
+
+@METRICS
+def goodput_slope(x: Inputs) -> float:
+    """Minus the least negative slope of goodput vs Conn over W_c."""
     slopes = []
-    for _, d in loss.groupby("wc"):
+    for _, d in x.cached(_loss).groupby("wc"):
         if len(d) >= 3:
             slopes.append(float(np.polyfit(d.conn, d.goodput, 1)[0]))
-    add("Q-goodput-linear", "Goodput decreases (linearly) with the number of flows (Fig. 8)",
-        0.0, -max(slopes) if slopes else math.nan, "greater", 0,
-        note="measured: minus the least negative slope of goodput vs Conn over W_c")
+    return -max(slopes) if slopes else math.nan
 
-    reg = r[r.series == "regimes"].groupby("name").mean(numeric_only=True)
 
-    def rv(name: str, col: str) -> float:
-        key = f"regime-{name}"
-        return float(reg.loc[key, col]) if key in reg.index else math.nan
+def _regimes(x: Inputs) -> pd.DataFrame:
+    r = x.data["runs"]
+    return r[r.series == "regimes"].groupby("name").mean(numeric_only=True)
 
-    add("Q-regime-large-swings", "Large pipe (Conn 100, B 400): buffer swings between half and "
-        "full (global synchronisation; Fig. 2)", (0.25, 0.65), rv("large-dt", "q_p5") / 400,
-        "in range", note="5th percentile of the queue / B; synchronised halving predicts "
-        "(B - W_opt)/2B = 0.45")
-    add("Q-regime-large-fair", "Large pipe: very fair sharing (Fig. 2)", 0.9,
-        rv("large-dt", "jain"), "greater", 0, note="Jain index of per-flow goodput")
-    add("Q-regime-small-shutoff", "Small pipe (Conn 300, W_c 100): part of the flows shut off "
-        "(Fig. 4)", 10.0, rv("small-dt", "shut_off_pct"), "greater", 0,
-        note="% of flows below 10 % of the fair share")
-    add("Q-regime-small-active", "Small pipe: the number of active flows is about W_c = 100",
-        100, rv("small-dt", "active"), "ratio within", 0.5,
-        if_not="ns-3 retries SYNs and RTOs with backoff but shut-off flows still get "
-        "occasional packets through, counted active above 10 % of the fair share")
-    add("Q-regime-medium-fair", "Medium pipe (Conn 100, B 160): reasonably fair, almost no "
-        "shut-off flows (Fig. 6)", 5.0, rv("medium-dt", "shut_off_pct"), "less", 0)
-    add("Q-rand-stable", "Random processing time (10 % RTT) mutes global sync: the buffer stays "
-        "mostly full (Fig. 11)", "rand > dt",
-        {"rand": rv("large-rand", "q_p5"), "dt": rv("large-dt", "q_p5")}, "ordering", 0,
-        note="5th percentile of the queue")
-    add("Q-rand-less-fair", "Random processing time makes per-flow throughput less fair "
-        "(Fig. 11)", "dt > rand", {"dt": rv("large-dt", "jain"), "rand": rv("large-rand",
-                                                                           "jain")},
-        "ordering", 0)
+
+def _rv(x: Inputs, name: str, col: str) -> float:
+    reg = x.cached(_regimes)
+    key = f"regime-{name}"
+    return float(reg.loc[key, col]) if key in reg.index else math.nan
+
+
+@METRICS
+def regime(x: Inputs, arm: str, col: str, per: float = 1.0) -> float:
+    """``col`` of regime ``arm`` (mean over its runs), divided by ``per``."""
+    value = _rv(x, arm, col)
+    return value / per if per != 1.0 else value
+
+
+@METRICS
+def regimes(x: Inputs, col: str, arms: dict[str, str]) -> dict[str, float]:
+    """``col`` of several regimes, as {label: value}."""
+    return {label: _rv(x, arm, col) for label, arm in arms.items()}
+
+
+@METRICS
+def regime_ratio(x: Inputs, arm: str, col: str, per: str) -> float:
+    return _rv(x, arm, col) / _rv(x, arm, per)
+
+
+@METRICS
+def regime_gap(x: Inputs, a: str, b: str, col: str) -> float:
+    return abs(_rv(x, a, col) - _rv(x, b, col))
+
+
+def _rand_vs_sync(x: Inputs) -> pd.DataFrame:
+    r = x.data["runs"]
     rnd = r[r.series == "rand"].groupby(["wc", "conn"]).mean(numeric_only=True)
-    syn = loss.set_index(["wc", "conn"])
-    both = syn.join(rnd, rsuffix="_rand", how="inner")
+    syn = x.cached(_loss).set_index(["wc", "conn"])
+    return syn.join(rnd, rsuffix="_rand", how="inner")
+
+
+@METRICS
+def rand_loss_higher(x: Inputs) -> float:
+    both = _rand_vs_sync(x)
     many = both[both.index.get_level_values("conn") > 100]
-    add("Q-rand-loss-higher", "Beyond 100 flows the unsynchronised loss is higher than the "
-        "synchronised one (Fig. 12)", 0.5,
-        float((many.loss_rate_rand > many.loss_rate).mean()) if len(many) else math.nan,
-        "greater", 0, note="share of (W_c, Conn > 100) points where loss(random) > loss(DT)")
-    add("Q-rand-throughput", "Random processing changes aggregate throughput little", 0.0,
-        float((both.throughput_rand - both.throughput).abs().max()) if len(both) else math.nan,
-        "abs within", 0.02, note="largest |difference| of normalized throughput")
-    add("Q-red-large-bounded", "RED-1, large pipe (B 760): average queue between min_th 127 "
-        "and max_th 380 (Fig. 20)", (760 / 6, 760 / 2), rv("large-red1", "red_avg"), "in range")
-    add("Q-red-large-fair", "RED-1, large pipe: 'quite fair', per-flow packets 120 to 280 "
-        "(max/min 2.3)", 3.0, rv("large-red1", "pkts_max") / rv("large-red1", "pkts_min"),
-        "less", 0, note="max/min packets received per flow")
-    add("Q-red-small-osc", "RED-3, small pipe: queue oscillates between 0 and about 2 max_th "
-        "= 30 (Fig. 21)", (15, 60), rv("small-red3", "q_p95"), "in range",
-        note="95th percentile of the queue")
-    add("Q-red-medium-maxth", "RED-2, medium pipe: queue oscillates around max_th = 187 "
-        "(Fig. 22)", 186.7, rv("medium-red2", "q_mean"), "ratio within", 0.35)
-    add("Q-red-comparable", "RED's aggregate goodput is comparable to drop-tail's (same B)",
-        0.0, abs(rv("medium-red2", "goodput") - rv("medium-dt560", "goodput")), "abs within",
-        0.03)
+    return float((many.loss_rate_rand > many.loss_rate).mean()) if len(many) else math.nan
+
+
+@METRICS
+def rand_throughput_change(x: Inputs) -> float:
+    both = _rand_vs_sync(x)
+    return (float((both.throughput_rand - both.throughput).abs().max()) if len(both)
+            else math.nan)
+
+
+@METRICS
+def sack_goodput_gain(x: Inputs) -> float:
+    r = x.data["runs"]
     sk = r[r.series == "sack"]
-    if len(sk):
-        g = sk.groupby("name").goodput.mean()
-        sack_diff = float(g.get("sack-wc300", math.nan) - g.get("reno-wc300", math.nan))
-    else:
-        sack_diff = math.nan
-    add("Q-sack-goodput", "SACK's goodput is slightly higher than Reno's (Figs. 27-30)", 0.0,
-        sack_diff, "greater", 0, note="mean goodput difference SACK - Reno over Conn")
-    pr = rtt_pairs(data)
-    if len(pr):
-        dt = pr[(pr.queue == "dt") & (pr.rtt_ratio > 1.2)]
-        inside = ((dt.goodput_ratio >= 0.8 * dt.dt_low) & (dt.goodput_ratio <= 1.2 * dt.dt_high))
-        red = pr[(pr.queue == "red") & (pr.rtt_ratio > 1.2)]
-        red_err = float(np.median(np.abs(red.goodput_ratio / red.rtt_ratio - 1))) \
-            if len(red) else math.nan
-        dt_share = float(inside.mean()) if len(dt) else math.nan
-    else:
-        dt_share = red_err = math.nan
-    add("Q-rtt-dt", "Drop-tail RTT bias: 0.5 r^2 <= G2/G1 <= r^2 (eq. 1, r < 5; Fig. 32)", 0.74,
-        dt_share, "greater", 0, note="share of ratios r > 1.2 inside the bounds (20 % slack)")
-    add("Q-rtt-red", "RED RTT bias: G2/G1 ~ r (eq. 5; Fig. 34)", "median |rel. error| <= 0.3",
-        red_err, "formula fit", 0.3)
-    fr = fairness_ratio(data)
+    if not len(sk):
+        return math.nan
+    g = sk.groupby("name").goodput.mean()
+    return float(g.get("sack-wc300", math.nan) - g.get("reno-wc300", math.nan))
+
+
+@METRICS
+def rtt_dt_in_bounds(x: Inputs) -> float:
+    """Share of drop-tail ratios r > 1.2 inside 0.5 r^2 .. r^2 (20 % slack)."""
+    pr = rtt_pairs(x.data)
+    if not len(pr):
+        return math.nan
+    dt = pr[(pr.queue == "dt") & (pr.rtt_ratio > 1.2)]
+    inside = ((dt.goodput_ratio >= 0.8 * dt.dt_low) & (dt.goodput_ratio <= 1.2 * dt.dt_high))
+    return float(inside.mean()) if len(dt) else math.nan
+
+
+@METRICS
+def rtt_red_error(x: Inputs) -> float:
+    """Median |G2/G1 / r - 1| of the RED runs with r > 1.2."""
+    pr = rtt_pairs(x.data)
+    if not len(pr):
+        return math.nan
+    red = pr[(pr.queue == "red") & (pr.rtt_ratio > 1.2)]
+    return float(np.median(np.abs(red.goodput_ratio / red.rtt_ratio - 1))) if len(red) \
+        else math.nan
+
+
+@METRICS
+def fairness_by_queue(x: Inputs) -> Measured:
+    fr = fairness_ratio(x.data)
     fmeans = fr.groupby("queue").fairness_ratio.mean() if len(fr) else pd.Series(dtype=float)
-    add("Q-fairness-red", "8 flows with different RTTs: RED is fairer than drop-tail "
-        "(ratio f; Fig. 36)", "red > dt",
-        {"red": float(fmeans.get("red", math.nan)), "dt": float(fmeans.get("dt", math.nan))},
-        "ordering", 0, note=f"{len(fr) // 2 if len(fr) else 0} runs per queue (paper: 15)")
-    return t
+    return Measured({"red": float(fmeans.get("red", math.nan)),
+                     "dt": float(fmeans.get("dt", math.nan))},
+                    values={"runs": len(fr) // 2 if len(fr) else 0})
+
+
+CLAIMS = METRICS.table()
+
+
+def claims(data: dict, p: ManyFlowsParams) -> ClaimTable:
+    """The paper's claims (``claim_tables/many_flows.toml``) measured on ``data``."""
+    return CLAIMS.evaluate(data, p)
+
+
+__all__ = ["STUDY", "TITLE", "ManyFlowsParams", "PROFILES", "profile", "run", "FIGURES",
+           "METRICS", "CLAIMS", "claims", "loss_curves", "rtt_pairs", "fairness_ratio",
+           "TABLE1_T1", "TABLE2_T1"]

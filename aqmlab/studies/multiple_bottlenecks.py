@@ -17,23 +17,25 @@ Two settings the paper leaves open are profile axes, and each combination is a *
   rarely dropped.
 
 Claims under a reading other than the digest's carry it in their id (``@x7.5``, ``@byte``,
-``@x7.5-byte``), so the readings are reported side by side, none chosen after the fact.
+``@x7.5-byte``), so the readings are reported side by side, none chosen after the fact
+(``claim_tables/multiple_bottlenecks.toml``: the whole table once per reading).
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pandas as pd
 
 from aqmlab.scenario import Scenario
 from aqmlab.studies import plots
-from aqmlab.studies.claims import ClaimTable
+from aqmlab.studies.arms import Arm, arms_frame
+from aqmlab.studies.claims import ClaimTable, Inputs, Measured, Metrics
 from aqmlab.studies.common import EXAMPLES, Context, collect, example, stack, web_cdf, web_stats
-from aqmlab.studies.profiles import Profile
-from aqmlab.studies.profiles import get as get_profile
+from aqmlab.studies.params import Params, Profiles
 
 STUDY = "multiple_bottlenecks"
 TITLE = "AQM over multiple congested links (Vembar & Du)"
@@ -51,13 +53,53 @@ PAPER_DROPS = {("reno-dt", 60): {"R0": 0.03, "R1": 0.09, "R3": 0.04},
                ("sack-ecn-ared", 60): {"R0": 0.37, "R1": 0.47, "R3": 0.27},
                ("reno-dt", 75): {"R0": 0.18, "R1": 1.3, "R3": 0.6},
                ("sack-ecn-ared", 75): {"R0": 1.5, "R1": 1.37, "R3": 0.71}}
+SCHEMES = ("reno-dt", "sack-ecn-ared")
 
 
-def profile(name: str = "quick", **overrides: Any) -> Profile:
-    return get_profile(STUDY, name, **overrides)
+@dataclass(frozen=True, kw_only=True)
+class MultipleBottlenecksParams(Params):
+    """End-to-end ``loads`` x ``schemes``, under every reading (``cross_loads`` x
+    ``ared_modes``); runs of ``duration``/``warmup`` s, or until
+    ``stop_after_responses`` (the paper's length)."""
+
+    study: ClassVar[str] = STUDY
+    loads: tuple[float, ...]
+    schemes: tuple[str, ...]
+    cross_loads: tuple[float, ...]
+    ared_modes: tuple[str, ...]
+    duration: float
+    warmup: float
+    stop_after_responses: int | None
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        bad = [s for s in self.schemes if s not in SCHEMES]
+        if bad:
+            raise ValueError(f"{STUDY}/{self.profile}: unknown scheme(s) {bad}; schemes: "
+                             f"{', '.join(SCHEMES)}")
 
 
-def base(p: Profile, cross: float = CROSS_LOAD) -> Scenario:
+PROFILES = Profiles(
+    tiny=MultipleBottlenecksParams(profile="tiny", seeds=(1,), loads=(0.6,), schemes=SCHEMES,
+                                   cross_loads=(0.15,), ared_modes=("packet",), duration=12.0,
+                                   warmup=4.0, stop_after_responses=None),
+    quick=MultipleBottlenecksParams(profile="quick", seeds=(1,), loads=(0.6, 0.75),
+                                    schemes=SCHEMES, cross_loads=(0.15,),
+                                    ared_modes=("packet",), duration=50.0, warmup=15.0,
+                                    stop_after_responses=None),
+    full=MultipleBottlenecksParams(profile="full", seeds=(1, 2, 3), loads=(0.6, 0.75),
+                                   schemes=SCHEMES, cross_loads=(0.15, 0.075),
+                                   ared_modes=("packet", "byte"), duration=2400.0,
+                                   warmup=120.0, stop_after_responses=150000),
+)
+
+
+def profile(name: str = "quick", **overrides: Any) -> MultipleBottlenecksParams:
+    return PROFILES.get(name, **overrides)
+
+
+def base(duration: float, warmup: float, stop_after_responses: int | None,
+         cross: float = CROSS_LOAD) -> Scenario:
     """Reno-DT at 60 % with ``cross`` load on each cross link; arms change the scheme and
     the end-to-end load."""
     w = example("weigle_droptail_80")
@@ -74,7 +116,6 @@ def base(p: Profile, cross: float = CROSS_LOAD) -> Scenario:
         traffic += [pm(f"cross:{hop}", cross, "forward"),
                     pm(f"cross:{hop}", cross, "reverse")]
     tcp = {**w.tcp.to_dict(), "rcv_window": 68 * w.tcp.mss}
-    full = p.name == "full"
     return Scenario.from_dict({
         "name": "vembar",
         "description": "Vembar & Du: 6-router parking lot, PackMime end to end and across",
@@ -83,23 +124,26 @@ def base(p: Profile, cross: float = CROSS_LOAD) -> Scenario:
                      "access": {"rate": "100Mbps", "delay": "0ms"},
                      "forward_queue": dt, "reverse_queue": dt},
         "tcp": tcp, "traffic": traffic,
-        "run": {"duration": f"{p.duration:g}s", "warmup": f"{p.warmup:g}s",
-                "stop_after_responses": 150000 if full else None,
+        "run": {"duration": f"{duration:g}s", "warmup": f"{warmup:g}s",
+                "stop_after_responses": stop_after_responses,
                 "sample_interval": "100ms"}})
 
 
-def scheme(name: str, ared_mode: str = ARED_MODE) -> dict[str, Any]:
-    """The arm of scheme ``name``; ``ared_mode`` "packet" or "byte" for the ARED one."""
+def scheme(name: str, ared_mode: str = ARED_MODE) -> Arm:
+    """The arm of scheme ``name``; ``ared_mode`` "packet" or "byte" for the ARED one (the
+    mode is in the scenario, not the label: the data's ``ared_mode`` column)."""
     if name == "reno-dt":
         q = {"kind": "droptail", "limit": "340p"}
-        return {"tcp.variant": "reno", "tcp.ecn": False, "topology.forward_queue": q,
-                "topology.reverse_queue": q}
+        return Arm(name, {"tcp.variant": "reno", "tcp.ecn": False, "topology.forward_queue": q,
+                          "topology.reverse_queue": q},
+                   tags={"tcp": "reno", "queue": "droptail", "ecn": False})
     if name == "sack-ecn-ared":
         q = {"kind": "ared", "limit": "340p", "target_delay": "5ms", "mean_pkt_size": 1250,
              "ecn": True, "mode": ared_mode}
-        return {"tcp.variant": "sack", "tcp.ecn": True, "topology.forward_queue": q,
-                "topology.reverse_queue": q}
-    raise ValueError(f"unknown scheme {name!r}")
+        return Arm(name, {"tcp.variant": "sack", "tcp.ecn": True, "topology.forward_queue": q,
+                          "topology.reverse_queue": q},
+                   tags={"tcp": "sack", "queue": "ared", "ecn": True})
+    raise ValueError(f"unknown scheme {name!r}; schemes: {', '.join(SCHEMES)}")
 
 
 def reduce(res: Any) -> dict[str, pd.DataFrame]:
@@ -125,7 +169,7 @@ def cross_pct(load: float) -> float:
     return round(load * 100, 1)
 
 
-def readings(p: Profile) -> list[tuple[float, str]]:
+def readings(p: MultipleBottlenecksParams) -> list[tuple[float, str]]:
     """The profile's (cross load, ARED mode) readings, the digest's first."""
     pairs = [(c, m) for c in p.cross_loads for m in p.ared_modes]
     return sorted(pairs, key=lambda r: (r[0] != CROSS_LOAD, r[1] != ARED_MODE))
@@ -150,9 +194,10 @@ def in_reading(df: pd.DataFrame, cross: float, mode: str) -> pd.DataFrame:
     return df[(df.cross_pct == cross_pct(cross)) & df.ared_mode.isin([mode, ""])]
 
 
-def run(p: Profile, ctx: Context) -> dict[str, pd.DataFrame]:
+def run(p: MultipleBottlenecksParams, ctx: Context) -> dict[str, pd.DataFrame]:
     loads = {"traffic[0].load": list(p.loads), "traffic[1].load": list(p.loads)}
     parts: dict[str, list] = {}
+    swept: list[Arm] = []
 
     def fn(res: Any) -> pd.DataFrame:
         q = res.scenario.topology.forward_queue
@@ -166,15 +211,17 @@ def run(p: Profile, ctx: Context) -> dict[str, pd.DataFrame]:
 
     done: set[tuple[float, str]] = set()  # drop-tail runs do not depend on the ARED mode
     for cross, mode in [(c, m) for c in p.cross_loads for m in p.ared_modes]:
-        arms = {s: scheme(s, mode) for s in p.schemes
-                if "ared" in s or (cross, "dt") not in done}
+        arms = [scheme(s, mode) for s in p.schemes if "ared" in s or (cross, "dt") not in done]
         done.add((cross, "dt"))
+        swept += arms
         name = "vembar" + ("" if cross == CROSS_LOAD else f"-cross{cross_pct(cross):g}") + (
             "" if mode == ARED_MODE else f"-{mode}")
-        sw = ctx.sweep(base(p, cross), name=name, arms=arms, zip=loads, seeds=p.seeds)
+        sw = ctx.sweep(base(p.duration, p.warmup, p.stop_after_responses, cross), name=name,
+                       arms=arms, zip=loads, seeds=p.seeds)
         collect(sw, fn)
     meta = ["name", "seed", "load_pct", "cross_pct", "ared_mode"]
-    return {k: stack(parts.get(k, []), meta) for k in ("routers", "stats", "cdf", "queue_ts")}
+    return {**{k: stack(parts.get(k, []), meta) for k in ("routers", "stats", "cdf", "queue_ts")},
+            "arms": arms_frame(swept)}
 
 
 def primary(data: dict, key: str) -> pd.DataFrame:
@@ -269,111 +316,147 @@ FIGURES = [fig_routers, fig_cdf, fig_queues, fig_readings]
 
 
 # -- claims --------------------------------------------------------------------------------------
+# -- claims: metrics of claim_tables/multiple_bottlenecks.toml -------------------------------
+
+METRICS = Metrics(STUDY)
 
 
-def claims(data: dict, p: Profile) -> ClaimTable:
-    """The paper's claims under the digest's reading, then again (ids tagged ``@x7.5``,
-    ``@byte``, ...) under every other reading the profile ran."""
-    t = ClaimTable(STUDY)
-    for cross, mode in readings(p):
-        r, s = (in_reading(data.get(k, pd.DataFrame()), cross, mode)
-                for k in ("routers", "stats"))
-        _claims(t.adder(p.tests), r, s, cross, mode)
-    return t
+@METRICS.each
+def reading(x: Inputs) -> list[dict[str, Any]]:
+    """The profile's readings, the digest's first: ``cross`` and ``mode``, the claim-id
+    suffix ``tag``, the text prefix ``head`` and ``reading_if_not``, the likely reason a
+    claim fails under another reading than the digest's."""
+    out = []
+    for cross, mode in readings(x.p):
+        heads, reasons = [], []
+        if cross != CROSS_LOAD:
+            heads.append(f"cross traffic {cross_pct(cross):g} % per link")
+            reasons.append("the alternative reading of 'a total of 15 %' cross traffic "
+                           "(digest B.8 item 3)")
+        if mode != ARED_MODE:
+            heads.append(f"ARED in {mode} mode")
+            reasons.append(f"ARED in ns-2's default {mode} mode (bytes_ and queue_in_bytes_ "
+                           "true since ns-2.28); the paper gives no ARED settings (digest B.4)")
+        tag = reading_tag(cross, mode)
+        out.append({"cross": cross, "mode": mode, "tag": tag,
+                    "head": f"[{'; '.join(heads)}] " if tag else "",
+                    "reading_if_not": "; ".join(reasons) + ", run as a sensitivity check"
+                    if tag else ""})
+    return out
 
 
-def _claims(add_claim: Any, r: pd.DataFrame, s: pd.DataFrame, cross: float,
-            mode: str) -> None:
-    """Add the claims measured on the per-router table ``r`` and the response-time table
-    ``s`` of one reading; other readings than the digest's suffix the ids and prefix the
-    texts."""
-    tag = reading_tag(cross, mode)
-    heads, reasons = [], []
-    if cross != CROSS_LOAD:
-        heads.append(f"cross traffic {cross_pct(cross):g} % per link")
-        reasons.append("the alternative reading of 'a total of 15 %' cross traffic (digest "
-                       "B.8 item 3)")
-    if mode != ARED_MODE:
-        heads.append(f"ARED in {mode} mode")
-        reasons.append(f"ARED in ns-2's default {mode} mode (bytes_ and queue_in_bytes_ true "
-                       "since ns-2.28); the paper gives no ARED settings (digest B.4)")
+def _frame(x: Inputs, key: str, cross: float, mode: str) -> pd.DataFrame:
+    return in_reading(x.data.get(key, pd.DataFrame()), cross, mode)
 
-    def add(cid: str, text: str, *args: Any, **kw: Any) -> None:
-        if tag:
-            text = f"[{'; '.join(heads)}] {text}"
-            if kw.get("if_not") is None:
-                kw["if_not"] = "; ".join(reasons) + ", run as a sensitivity check"
-        add_claim(cid + tag, text, *args, **kw)
 
-    def rv(name: str, load: int, router: str, col: str) -> float:
-        if not len(r):
-            return math.nan
-        d = r[(r.name == name) & (r.load_pct == load) & (r.router == router)]
-        return float(d[col].mean()) if len(d) else math.nan
+def _rv(x: Inputs, cross: float, mode: str, name: str, load: int, router: str,
+        col: str) -> float:
+    r = x.cached(_frame, "routers", cross, mode)
+    if not len(r):
+        return math.nan
+    d = r[(r.name == name) & (r.load_pct == load) & (r.router == router)]
+    return float(d[col].mean()) if len(d) else math.nan
 
-    def sv(name: str, load: int, col: str) -> float:
-        if not len(s):
-            return math.nan
-        d = s[(s.name == name) & (s.load_pct == load)]
-        return float(d[col].mean()) if len(d) else math.nan
 
-    add("V-queue-dt-r1-vs-r0", "Reno-DT, 75 %: the average queue is larger at R1 than at R0 "
-        "(95.0 vs 51.6 segments)", "R1 > R0",
-        {k: rv("reno-dt", 75, k, "avg_qlen_pkts") for k in ("R1", "R0")}, "ordering", 0)
-    add("V-queue-dt-ratio", "Reno-DT, 75 %: R1's average queue is about 1.8 x R0's", 1.84,
-        rv("reno-dt", 75, "R1", "avg_qlen_pkts") / rv("reno-dt", 75, "R0", "avg_qlen_pkts"),
-        "ratio within", 0.4)
-    ared = [rv("sack-ecn-ared", load, k, "avg_qlen_pkts") for load in (60, 75)
-            for k in ("R0", "R1")]
-    add("V-queue-ared-band", "SACK-ECN-ARED keeps the average queue at about 7-12 segments at "
-        "R0 and R1, both loads (largest)", (5, 15), _strict(max, ared), "in range",
-        note="ARED 5 ms target band is [9, 11] packets")
-    add("V-queue-ared-band-min", "SACK-ECN-ARED average queue, R0 and R1, both loads "
-        "(smallest)", (5, 15), _strict(min, ared), "in range")
-    add("V-queue-dt-75", "Reno-DT, 75 %: R1 average queue 95 segments", 95.039,
-        rv("reno-dt", 75, "R1", "avg_qlen_pkts"), "ratio within", 0.5,
-        if_not="the topology, delays and cross-traffic reading are reconstructions (digest "
-        "B.2-B.3); absolute queues depend on them")
-    add("V-drops-peak-ared", "75 %: SACK-ECN-ARED's drop rate peaks at R0 (1.5 %)",
-        "R1 < R0 > R3",
-        {k: rv("sack-ecn-ared", 75, k, "drop_pct") for k in ("R0", "R1", "R3")}, "ordering", 0)
-    marks = {k: rv("sack-ecn-ared", 75, k, "drop_mark_pct") for k in ("R0", "R1", "R3")}
-    add("V-drops-peak-ared-marks", "75 %: SACK-ECN-ARED's drop rate peaks at R0 (1.5 %), "
-        "reading the paper's drops as drops plus ECN marks", "R1 < R0 > R3", marks, "ordering",
-        0, note="drops + marks (%) R0/R1/R3: " + "/".join(f"{v:.2f}" for v in marks.values())
-        + "; paper 1.5/1.37/0.71",
-        if_not="whether the paper counts marks is unknown (digest B.8 item 5); drops alone "
-        "are the primary reading")
-    add("V-drops-peak-dt", "75 %: Reno-DT's drop rate peaks at R1 (1.3 %)", "R0 < R1 > R3",
-        {k: rv("reno-dt", 75, k, "drop_pct") for k in ("R0", "R1", "R3")}, "ordering", 0)
-    pairs = [(rv("sack-ecn-ared", load, k, "drop_pct"), rv("reno-dt", load, k, "drop_pct"))
+def _sv(x: Inputs, cross: float, mode: str, name: str, load: int, col: str) -> float:
+    s = x.cached(_frame, "stats", cross, mode)
+    if not len(s):
+        return math.nan
+    d = s[(s.name == name) & (s.load_pct == load)]
+    return float(d[col].mean()) if len(d) else math.nan
+
+
+@METRICS
+def routers(x: Inputs, cross: float, mode: str, scheme: str, load: int, col: str,
+            at: list[str]) -> dict[str, float]:
+    """``col`` of ``scheme`` at ``load`` per router of ``at``."""
+    return {k: _rv(x, cross, mode, scheme, load, k, col) for k in at}
+
+
+@METRICS
+def router_ratio(x: Inputs, cross: float, mode: str, scheme: str, load: int, col: str,
+                 router: str, per: str) -> float:
+    return (_rv(x, cross, mode, scheme, load, router, col)
+            / _rv(x, cross, mode, scheme, load, per, col))
+
+
+@METRICS
+def router_value(x: Inputs, cross: float, mode: str, scheme: str, load: int, col: str,
+                 router: str) -> float:
+    return _rv(x, cross, mode, scheme, load, router, col)
+
+
+@METRICS
+def ared_queue_band(x: Inputs, cross: float, mode: str, end: str) -> float:
+    """The largest (``end`` "max") or smallest ("min") average queue of SACK-ECN-ARED at
+    R0 and R1, both loads (NaN if one is missing)."""
+    ared = [_rv(x, cross, mode, "sack-ecn-ared", load, k, "avg_qlen_pkts")
+            for load in (60, 75) for k in ("R0", "R1")]
+    return _strict({"max": max, "min": min}[end], ared)
+
+
+@METRICS
+def ared_marks_peak(x: Inputs, cross: float, mode: str) -> Measured:
+    """75 %: SACK-ECN-ARED's drops + marks per router (the values in the note)."""
+    marks = {k: _rv(x, cross, mode, "sack-ecn-ared", 75, k, "drop_mark_pct")
+             for k in ("R0", "R1", "R3")}
+    return Measured(marks, values={"marks": "/".join(f"{v:.2f}" for v in marks.values())})
+
+
+@METRICS
+def ared_drops_higher(x: Inputs, cross: float, mode: str) -> Measured:
+    """Whether SACK-ECN-ARED drops more than Reno-DT at every router and load."""
+    pairs = [(_rv(x, cross, mode, "sack-ecn-ared", load, k, "drop_pct"),
+              _rv(x, cross, mode, "reno-dt", load, k, "drop_pct"))
              for load in (60, 75) for k in ("R0", "R1", "R3")]
     ok = [a > b for a, b in pairs if not (math.isnan(a) or math.isnan(b))]
-    add("V-drops-ared-higher", "SACK-ECN-ARED's drop rate is higher than Reno-DT's at every "
-        "router and load", "every router and load", all(ok) if len(ok) == len(pairs) else None,
-        "true", note=f"{sum(ok)} of {len(pairs)} (router, load) pairs")
-    def rise(k: str) -> float:  # 75 %/60 %; inf: no drop at 60 %; nan: a run missing
-        lo, hi = rv("reno-dt", 60, k, "drop_pct"), rv("reno-dt", 75, k, "drop_pct")
+    return Measured(all(ok) if len(ok) == len(pairs) else None,
+                    values={"holds": sum(ok), "pairs": len(pairs)})
+
+
+@METRICS
+def dt_drop_rise(x: Inputs, cross: float, mode: str) -> float:
+    """The smallest 75 %/60 % ratio of Reno-DT's drop rate over R0, R1, R3 (inf: no drop
+    at 60 %; NaN: a run missing)."""
+
+    def rise(k: str) -> float:
+        lo = _rv(x, cross, mode, "reno-dt", 60, k, "drop_pct")
+        hi = _rv(x, cross, mode, "reno-dt", 75, k, "drop_pct")
         if math.isnan(lo) or math.isnan(hi):
             return math.nan
         return hi / lo if lo > 0 else math.inf
 
-    rises = [rise(k) for k in ("R0", "R1", "R3")]
-    add("V-drops-rise", "Reno-DT drop rates rise about 6-15 x from 60 % to 75 % load", 3.0,
-        _strict(min, rises), "greater", 0, note="smallest 75 %/60 % ratio over R0, R1, R3 (inf: no "
-        "drop at 60 %)")
-    add("V-rt-75", "75 %: SACK-ECN-ARED's mean response time is below Reno-DT's (1451 vs "
-        "1591 ms)", "reno-dt > sack-ecn-ared",
-        {k: sv(k, 75, "mean_ms") for k in ("reno-dt", "sack-ecn-ared")}, "ordering", 0)
-    add("V-rt-60", "60 %: Reno-DT's response times are better than SACK-ECN-ARED's",
-        "sack-ecn-ared > reno-dt", {k: sv(k, 60, "mean_ms") for k in ("sack-ecn-ared",
-                                                                     "reno-dt")},
-        "ordering", 0, note="mean response time")
-    add("V-rt-75-ratio", "75 %: SACK-ECN-ARED's mean response time is 8.8 % below Reno-DT's",
-        1451 / 1591, sv("sack-ecn-ared", 75, "mean_ms") / sv("reno-dt", 75, "mean_ms"),
-        "ratio within", 0.1, note="heavy tails make means noisy; medians are in the tables")
+    return _strict(min, [rise(k) for k in ("R0", "R1", "R3")])
+
+
+@METRICS
+def response_times(x: Inputs, cross: float, mode: str, load: int,
+                   schemes: list[str]) -> dict[str, float]:
+    """Mean response time per scheme at ``load``."""
+    return {k: _sv(x, cross, mode, k, load, "mean_ms") for k in schemes}
+
+
+@METRICS
+def response_time_ratio(x: Inputs, cross: float, mode: str) -> float:
+    """75 %: mean response time SACK-ECN-ARED / Reno-DT."""
+    return (_sv(x, cross, mode, "sack-ecn-ared", 75, "mean_ms")
+            / _sv(x, cross, mode, "reno-dt", 75, "mean_ms"))
 
 
 def _strict(fn: Any, values: list[float]) -> float:
     """``fn`` of the values, NaN if any is missing."""
     return math.nan if any(math.isnan(v) for v in values) else float(fn(values))
+
+
+CLAIMS = METRICS.table()
+
+
+def claims(data: dict, p: MultipleBottlenecksParams) -> ClaimTable:
+    """The paper's claims under the digest's reading, then again (ids tagged ``@x7.5``,
+    ``@byte``, ...) under every other reading the profile ran."""
+    return CLAIMS.evaluate(data, p)
+
+
+__all__ = ["STUDY", "TITLE", "MultipleBottlenecksParams", "PROFILES", "profile", "base",
+           "scheme", "run", "FIGURES", "METRICS", "CLAIMS", "claims", "readings",
+           "reading_tag", "in_reading", "primary", "ROUTERS"]

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import seaborn as sns
 
 from aqmlab.studies.style import figure, label, save_figure
 
@@ -74,8 +75,6 @@ def response_cdf(cdfs: pd.DataFrame, folder: str | Path, name: str, *, hue: str 
     """CDF (or CCDF, log-log) of response times per ``hue``; one panel per ``panel`` value.
     ``cdfs`` has columns ``response_time_ms``, ``cdf``, ``ccdf``, ``hue`` (and ``panel``);
     the ``baseline`` arm is drawn dashed black."""
-    import seaborn as sns  # noqa: PLC0415
-
     if cdfs is None or len(cdfs) == 0:
         return empty_figure(folder, name, "no response-time data in this profile")
     y = "ccdf" if ccdf else "cdf"
@@ -118,8 +117,6 @@ def queue_timeseries(ts: pd.DataFrame, folder: str | Path, name: str, *, hue: st
                      panel: str | None = None, y: str = "qlen_pkts", title: str = "",
                      avg: bool = False) -> Any:
     """Queue length (packets) over time per ``hue``; the RED average dashed if ``avg``."""
-    import seaborn as sns  # noqa: PLC0415
-
     if ts is None or len(ts) == 0:
         return empty_figure(folder, name, "no queue time series in this profile")
     panels = _panels(ts, panel)
@@ -151,8 +148,6 @@ def bars(df: pd.DataFrame, folder: str | Path, name: str, *, x: str,
     seeds are averaged with their range as error bars. ``paper`` optionally gives, per
     metric, a frame with the same ``x``/``hue`` columns and a ``paper`` column drawn as
     black ticks."""
-    import seaborn as sns  # noqa: PLC0415
-
     if df is None or len(df) == 0:
         return empty_figure(folder, name, "no data in this profile")
     metrics = [m for m in metrics if m in df.columns]
@@ -205,8 +200,6 @@ def heatmap(df: pd.DataFrame, folder: str | Path, name: str, *, x: str, y: str, 
             panel: str | None = None, fmt: str = ".3g", title: str = "",
             cmap: str = "viridis_r") -> Any:
     """``value`` over the (``x``, ``y``) grid, one panel per ``panel`` value (seeds mean)."""
-    import seaborn as sns  # noqa: PLC0415
-
     if df is None or len(df) == 0:
         return empty_figure(folder, name, "no data in this profile")
     panels = _panels(df, panel)
@@ -229,8 +222,6 @@ def lines(df: pd.DataFrame, folder: str | Path, name: str, *, x: str, y: str,
           title: str = "", markers: bool = True) -> Any:
     """``y`` against ``x`` per ``hue`` (seed mean with range); ``curves`` (columns ``x``,
     ``y``, ``curve`` and optionally ``panel``) are drawn as black/grey formula lines."""
-    import seaborn as sns  # noqa: PLC0415
-
     if df is None or len(df) == 0:
         return empty_figure(folder, name, "no data in this profile")
     panels = _panels(df, panel)
@@ -262,8 +253,6 @@ def lines(df: pd.DataFrame, folder: str | Path, name: str, *, x: str, y: str,
 def boxes(df: pd.DataFrame, folder: str | Path, name: str, *, x: str, y: str,
           hue: str | None = None, title: str = "") -> Any:
     """Distribution of ``y`` across seeds (or flows) per ``x``: box plot with the points."""
-    import seaborn as sns  # noqa: PLC0415
-
     if df is None or len(df) == 0:
         return empty_figure(folder, name, "no data in this profile")
     df = _categorical(df, hue)

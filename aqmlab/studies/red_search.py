@@ -4,27 +4,33 @@ RED at the 10 Mb/s bottleneck of the thesis' lab network (ALTQ: no gentle, no wa
 Mah browsing users: thresholds (max_th = 3 min_th) across loads; max_th and min_th alone;
 w_q x max_p; the queue limit; the "good" and "bad" settings of Tables 5.2-5.3; the best RED
 against the best tail-drop (Fig. 5.12); ch. 6: responses with retransmissions vs without
-and the smoothing of the arrival process by the bottleneck.
+and the smoothing of the arrival process by the bottleneck. The set-up:
+:mod:`aqmlab.studies.setups.christiansen`.
 
-A setting is named ``red-<min_th>-<max_th>-w<1/w_q>-p<1/max_p>-q<limit>``; tail-drop runs
-(``td-q<limit>``) and the uncongested baseline are shared with the tail-drop study.
+A setting (min_th, max_th, 1/w_q, 1/max_p, limit) is the arm
+``red-<min_th>-<max_th>-w<1/w_q>-p<1/max_p>-q<limit>``, tagged with those five values
+(:data:`SETTING`); tail-drop runs (``td-q<limit>``) and the uncongested baseline are shared
+with the tail-drop study. Claims: ``claim_tables/red_search.toml``, measured by the metrics
+below.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
 
-from aqmlab.studies import christiansen as ch
 from aqmlab.studies import plots
-from aqmlab.studies.claims import ClaimTable
+from aqmlab.studies.arms import Arm, arms_frame, tag
+from aqmlab.studies.claims import ClaimTable, Inputs, Metrics
 from aqmlab.studies.common import Context, curve, merge_tables, share_faster
-from aqmlab.studies.profiles import Profile
-from aqmlab.studies.profiles import get as get_profile
+from aqmlab.studies.params import Profiles
+from aqmlab.studies.setups import christiansen as ch
+from aqmlab.studies.setups.christiansen import MAH_USER_KBPS, ChristiansenParams
 
 STUDY = "red_search"
 TITLE = "RED parameter search for Web traffic (Christiansen)"
@@ -38,30 +44,57 @@ BAD = {"small buffer 90 %": (5, 15, 512, 10, 480), "high max_p 90 %": (5, 120, 2
        "large queue 90 %": (120, 150, 512, 10, 480), "ALTQ default": (5, 15, 512, 20, 60),
        "small buffer 98 %": (5, 45, 512, 10, 480), "high max_p 98 %": (5, 90, 512, 4, 480),
        "large buffer 98 %": (120, 360, 512, 10, 480)}
+SERIES = ("thresholds", "all")
 
 
-def profile(name: str = "quick", **overrides: Any) -> Profile:
-    return get_profile(STUDY, name, **overrides)
+@dataclass(frozen=True, kw_only=True)
+class RedSearchParams(ChristiansenParams):
+    """Christiansen's network (:class:`ChristiansenParams`) with RED ``thresholds``
+    ((min_th, max_th) pairs, 1/w_q 512, 1/max_p 10, limit 480) at every load; ``series``
+    "all" adds the search of ch. 5.2-5.4 at 90/98/110 % and tail-drop 190."""
+
+    study: ClassVar[str] = STUDY
+    thresholds: tuple[tuple[float, float], ...]
+    series: str
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.series not in SERIES:
+            raise ValueError(f"{STUDY}/{self.profile}: series = {self.series!r} is invalid: "
+                             f"one of {', '.join(SERIES)}")
+
+
+PROFILES = Profiles(
+    tiny=RedSearchParams(profile="tiny", seeds=(1,), loads=(0.98,),
+                         thresholds=((5, 15), (60, 180)), duration=40.0, warmup=20.0,
+                         users_scale=0.1, start_spread=1.0, think_cap="60s", user_kbps=13.6,
+                         series="thresholds"),
+    quick=RedSearchParams(profile="quick", seeds=(1,), loads=(0.98,),
+                          thresholds=((5, 15), (30, 90), (60, 180)), duration=160.0,
+                          warmup=50.0, users_scale=1.0, start_spread=1.0, think_cap="60s",
+                          user_kbps=13.6, series="thresholds"),
+    full=RedSearchParams(profile="full", seeds=(1, 2, 3), loads=(0.5, 0.7, 0.8, 0.9, 0.98, 1.1),
+                         thresholds=((5, 15), (15, 45), (30, 90), (60, 180), (120, 360)),
+                         duration=5400.0, warmup=1200.0, users_scale=1.0, start_spread=1.0,
+                         think_cap=None, user_kbps=MAH_USER_KBPS, series="all"),
+)
+
+
+def profile(name: str = "quick", **overrides: Any) -> RedSearchParams:
+    return PROFILES.get(name, **overrides)
 
 
 def label(s: tuple) -> str:
+    """The arm label of RED setting ``s`` = (min_th, max_th, 1/w_q, 1/max_p, limit)."""
     lo, hi, w, pm, q = s
     return f"red-{lo:g}-{hi:g}-w{w}-p{pm}-q{q}"
 
 
-#: The columns :func:`parse` reads from a setting's name.
+#: The tags of a RED setting's arm, which become the stats and CDF frames' columns.
 SETTING = ("min_th", "max_th", "inv_wq", "inv_maxp", "qlen")
 
 
-def parse(name: str) -> dict[str, Any]:
-    if not name.startswith("red-"):
-        return {}
-    lo, hi, w, pm, q = name[4:].split("-")
-    return dict(zip(SETTING, (float(lo), float(hi), int(w[1:]), int(pm[1:]), int(q[1:])),
-                    strict=True))
-
-
-def settings(p: Profile) -> dict[str, set[tuple]]:
+def settings(p: RedSearchParams) -> dict[str, set[tuple]]:
     """RED settings per load set: "all" (p.loads) and "high" (90/98/110 % of p.loads)."""
     out: dict[str, set[tuple]] = {"all": {(lo, hi, 512, 10, 480) for lo, hi in p.thresholds},
                                   "high": set()}
@@ -79,36 +112,47 @@ def settings(p: Profile) -> dict[str, set[tuple]]:
     return out
 
 
-def arm(s: tuple, scale: float) -> dict[str, Any]:
+def arm(s: tuple, scale: float) -> Arm:
+    """The arm of RED setting ``s`` (thresholds and limit scaled by ``scale``)."""
     lo, hi, w, pm, q = s
-    return ch.red(lo, hi, q, 1 / w, 1 / pm, scale)
+    return Arm(label(s), ch.red(lo, hi, q, 1 / w, 1 / pm, scale),
+               tags={"queue": "red", **dict(zip(SETTING, (float(lo), float(hi), int(w),
+                                                          int(pm), int(q)), strict=True))})
 
 
-def run(p: Profile, ctx: Context) -> dict[str, pd.DataFrame]:
+def _setting(tags: dict[str, Any]) -> dict[str, Any]:
+    """The SETTING values of a RED arm's tags ({} for other arms)."""
+    return {k: tags[k] for k in SETTING} if tags.get("queue") == "red" else {}
+
+
+def run(p: RedSearchParams, ctx: Context) -> dict[str, pd.DataFrame]:
     scale = p.users_scale
     b, users, uzip = ch.setup(p)
     sets = settings(p)
     parts = []
     loads_hi = [x for x in p.loads if any(abs(x - h) < 1e-9 for h in HIGH)]
-    td = {"td-q120": ch.taildrop(120, scale), ch.BASELINE: ch.uncongested()}
+    td = [ch.taildrop_arm(120, scale), ch.uncongested_arm()]
     if p.series == "all":
-        td["td-q190"] = ch.taildrop(190, scale)
-    arms_all = {label(s): arm(s, scale) for s in sorted(sets["all"])} | td
+        td.append(ch.taildrop_arm(190, scale))
+    arms_all = [*(arm(s, scale) for s in sorted(sets["all"])), *td]
+    swept = list(arms_all)
     parts.append(ch.collect_runs(ctx.sweep(b, name="christiansen-red", arms=arms_all,
                                            zip=uzip, seeds=p.seeds),
                                  users, classes=True, series="thresholds"))
     if sets["high"] and loads_hi:
-        arms_hi = {label(s): arm(s, scale) for s in sorted(sets["high"])}
+        arms_hi = [arm(s, scale) for s in sorted(sets["high"])]
+        swept += arms_hi
         parts.append(ch.collect_runs(ctx.sweep(b, name="christiansen-red-search", arms=arms_hi,
-                                               zip=ch.users_zip(loads_hi, scale,
-                                                                p.get("user_kbps")),
+                                               zip=ch.users_zip(loads_hi, scale, p.user_kbps),
                                                seeds=p.seeds), users, series="search"))
     data = merge_tables(*parts)
+    tags = {a.label: a.tags for a in swept}
     for k in ("stats", "cdf"):
         if k in data and len(data[k]):
-            extra = pd.DataFrame([parse(n) for n in data[k].name], index=data[k].index,
-                                 columns=list(SETTING))
+            extra = pd.DataFrame([_setting(tags[n]) for n in data[k].name],
+                                 index=data[k].index, columns=list(SETTING))
             data[k] = pd.concat([data[k], extra], axis=1)
+    data["arms"] = arms_frame(swept)
     return data
 
 
@@ -167,7 +211,7 @@ def fig_stats(data: dict, out: Path) -> Any:
     s = data.get("stats", pd.DataFrame())
     if not len(s):
         return plots.empty_figure(out, "stats_vs_table_b6", "no runs")
-    s = s[(s.series == "thresholds") & s.name.str.startswith("red-")].copy()
+    s = s[(s.series == "thresholds") & (tag(data, s.name, "queue") == "red")].copy()
     if not len(s):
         return plots.empty_figure(out, "stats_vs_table_b6", "no RED threshold runs")
     s["thresholds"] = "(" + s.min_th.map("{:g}".format) + ", " + s.max_th.map("{:g}".format) + ")"
@@ -211,9 +255,9 @@ def fig_thresholds_grid(data: dict, out: Path) -> Any:
 
 
 def fig_qlen(data: dict, out: Path) -> Any:
-    names = [label((30, 90, 512, 10, q)) for q in (480, 160, 120)]
-    return _cdfs(data, out, "cdf_queue_limit", names, "RED (30, 90): queue limit "
-                 "(Table 5.1, Fig. B.11)", {n: f"qlen {n.rsplit('-q', 1)[1]}" for n in names})
+    labels = {label((30, 90, 512, 10, q)): f"qlen {q}" for q in (480, 160, 120)}
+    return _cdfs(data, out, "cdf_queue_limit", list(labels), "RED (30, 90): queue limit "
+                 "(Table 5.1, Fig. B.11)", labels)
 
 
 def fig_good_bad(data: dict, out: Path) -> Any:
@@ -235,7 +279,7 @@ def fig_classes(data: dict, out: Path) -> Any:
     if not len(c):
         return plots.empty_figure(out, "cdf_retransmission_classes", "no runs")
     top = c.load_pct.max()
-    c = c[(c.load_pct == top) & c.name.str.startswith("red-")]
+    c = c[(c.load_pct == top) & (tag(data, c.name, "queue") == "red")]
     c = (c.groupby(["name", "class", "response_time_ms"])[["cdf"]].mean().reset_index()
          .assign(ccdf=lambda d: 1 - d.cdf))
     c["curve"] = c["class"]
@@ -268,90 +312,117 @@ FIGURES = [fig_thresholds, fig_stats, fig_wq_maxp, fig_thresholds_grid, fig_qlen
 
 
 # -- claims --------------------------------------------------------------------------------------
+# -- claims: metrics of claim_tables/red_search.toml -----------------------------------------
+
+METRICS = Metrics(STUDY)
 
 
-def claims(data: dict, p: Profile) -> ClaimTable:
-    t = ClaimTable(STUDY)
-    sn = ch.deviation(p)
+def _cdf(x: Inputs) -> pd.DataFrame:
+    return mean_cdf(x.data)
 
-    add = t.adder(p.tests)
 
-    c = mean_cdf(data)
+@METRICS.values
+def _templates(x: Inputs) -> dict[str, str]:
+    """``deviation``: how the profile departs from the thesis' protocol (or "")."""
+    return {"deviation": ch.deviation(x.p)}
 
-    def sf(load: int, a: str, b: str, q_lo: float = 0.0, q_hi: float = 1.0) -> float:
-        ca, cb = curve(c, load, a), curve(c, load, b)
-        if ca is None or cb is None:
-            return math.nan
-        return share_faster(ca[0], ca[1], cb[1], q_lo, q_hi)
 
-    t5, t30, t60 = th(5, 15), th(30, 90), th(60, 180)
-    add("R-drops-thresholds", "98 %: drops fall as the thresholds grow: (5,15) 15.2 % > "
-        "(30,90) 4.09 % > (60,180) 2.42 % (Table B.6)", f"{t5} > {t30} > {t60}",
-        {n: stat(data, 98, n, "loss_pct") for n in (t5, t30, t60)}, "ordering", 0, note=sn)
-    add("R-qlen-thresholds", "98 %: the mean queue grows with the thresholds (11.6 < 39.4 < "
-        "69.1)", f"{t5} < {t30} < {t60}",
-        {n: stat(data, 98, n, "avg_qlen_pkts") for n in (t5, t30, t60)}, "ordering", 0,
-        note=sn)
-    add("R-min5-poor", "min_th = 5 (the guideline) performs poorly: at 98 % (5,15) has the "
-        "fewest responses within 1 s (51.5 vs 79.1 %)", f"{t30} > {t5}",
-        {n: stat(data, 98, n, "i1") for n in (t30, t5)}, "ordering", 0, note=sn)
-    add("R-30-90-short", "(30,90) is better than (60,180) for about 70 % of requests at 98 %",
-        0.7, sf(98, t30, t60), "abs within", 0.15,
-        note=sn + "share of quantile levels where (30,90) is faster")
-    add("R-60-180-long", "(60,180) reduces the long responses (> 1 s) at 98 %",
-        f"{t30} > {t60}", {n: 100 - stat(data, 98, n, "i1") for n in (t30, t60)}, "ordering",
-        0, note=sn + "% of responses > 1 s")
-    meds = [stat(data, 110, th(lo, 3 * lo), "median_ms") for lo in (5, 15, 30, 60, 120)]
+@METRICS.each
+def table_b6_cells(x: Inputs) -> list[dict[str, Any]]:
+    """The profile's (load, min_th, max_th) cells that Table B.6 has, with its values."""
+    ref = ch.RED_TABLE.set_index(["load_pct", "min_th", "max_th"])
+    cells = {(int(round(v * 100)), int(lo), int(hi)) for v in x.p.loads for lo, hi in x.p.thresholds}
+    out = []
+    for key in sorted(cells):  # the profile's (run or not: missing runs read "no data")
+        if key in ref.index:
+            row = ref.loc[key]
+            load, lo, hi = key
+            out.append({"load": load, "lo": lo, "hi": hi, "median_ms": float(row.median_ms),
+                        "drop_pct": float(row.drop_pct)})
+    return out
+
+
+@METRICS
+def stats(x: Inputs, load: int, col: str, arms: list[str]) -> dict[str, float]:
+    return {n: stat(x.data, load, n, col) for n in arms}
+
+
+@METRICS
+def over_1s(x: Inputs, load: int, arms: list[str]) -> dict[str, float]:
+    """% of responses > 1 s (100 - i1) per arm."""
+    return {n: 100 - stat(x.data, load, n, "i1") for n in arms}
+
+
+@METRICS
+def faster_share(x: Inputs, load: int, a: str, b: str, q_hi: float = 1.0) -> float:
+    """Share of quantile levels (below ``q_hi``) at which ``a`` is faster than ``b``."""
+    c = x.cached(_cdf)
+    ca, cb = curve(c, load, a), curve(c, load, b)
+    if ca is None or cb is None:
+        return math.nan
+    return share_faster(ca[0], ca[1], cb[1], 0.0, q_hi)
+
+
+@METRICS
+def median_spread(x: Inputs, load: int, arms: list[str], need: int) -> float:
+    """(max - min) / min of the arms' medians at ``load``, from at least ``need`` of them."""
+    meds = [stat(x.data, load, n, "median_ms") for n in arms]
     meds = [m for m in meds if not math.isnan(m)]
-    add("R-110-no-help", "110 %: no threshold setting helps (medians 1852-2469 ms)", 0.35,
-        (max(meds) - min(meds)) / min(meds) if len(meds) >= 3 else math.nan, "less", 0,
-        note="relative range of the medians over thresholds")
-    add("R-50-no-room", "50 %: drops 0.00-0.08 %, performance as the unconstrained network",
-        0.1, max((stat(data, 50, th(lo, 3 * lo), "loss_pct") for lo in (5, 30, 60)),
-                 default=math.nan), "less", 0, note="largest drop % at 50 %")
-    add("R-red-vs-td-80", "At <= 80 % RED (30,90) is not better than tail-drop 120",
-        0.6, sf(80, t30, "td-q120"), "less", 0,
-        note="share of quantile levels where RED is faster (0.5 = a tie)")
-    best98 = label((5, 90, 128, 20, 480))
-    add("R-red-vs-td-98", "98 %: carefully tuned RED improves the shorter responses (80 % of "
-        "requests) over tail-drop 120 (Fig. 5.12)", 0.5,
-        sf(98, best98, "td-q120", q_hi=0.8), "greater", 0,
-        note="share of quantile levels below 0.8 where the best 98 % RED is faster")
-    add("R-red-vs-td-110", "110 %: no detectable difference between RED and tail-drop", 0.0,
-        abs(stat(data, 110, label((30, 90, 512, 10, 120)), "median_ms")
-            / stat(data, 110, "td-q120", "median_ms") - 1), "abs within", 0.15,
-        note="|median RED (30,90,q120) / median tail-drop 120 - 1|")
-    add("R-maxp-hurts", "max_p = 1/4 hurts at every load (too many drops; Table B.9)",
-        "p10 > p4", {"p10": stat(data, 98, label((30, 90, 512, 10, 480)), "i1"),
-                     "p4": stat(data, 98, label((30, 90, 512, 4, 480)), "i1")},
-        "ordering", 0, note="98 %, % within 1 s")
-    q = {n: stat(data, 90, label((30, 90, 512, 10, n)), "median_ms") for n in (480, 160, 120)}
+    return (max(meds) - min(meds)) / min(meds) if len(meds) >= need else math.nan
+
+
+@METRICS
+def qlen_median_spread(x: Inputs) -> float:
+    """90 %, RED (30, 90): (max - min) / min of the medians at limits 480, 160, 120."""
+    q = {n: stat(x.data, 90, label((30, 90, 512, 10, n)), "median_ms") for n in (480, 160, 120)}
     vals = [v for v in q.values() if not math.isnan(v)]
-    add("R-qlen-similar", "90 %: the queue limit (120/160/480) changes little (medians "
-        "269-281 ms)", 0.1, (max(vals) - min(vals)) / min(vals) if len(vals) == 3 else math.nan,
-        "less", 0)
-    add("R-util-costs-rt", "98 %: the setting with the highest utilisation has worse response "
-        "times than the best setting (median 439 vs 326 ms)", "util > best",
-        {"util": stat(data, 98, label(GOOD["highest util. 98 %"]), "median_ms"),
-         "best": stat(data, 98, label(GOOD["best 98 %"]), "median_ms")}, "ordering", 0)
-    r = data.get("retx", pd.DataFrame())
+    return (max(vals) - min(vals)) / min(vals) if len(vals) == 3 else math.nan
 
-    def rx(name: str, col: str) -> float:
-        d = r[(r.load_pct == 98) & (r.name == name)] if len(r) else r
-        return float(d[col].mean()) if len(d) else math.nan
 
-    add("R-retx-classes", "98 %: far more requests see retransmissions with (5,15) than with "
-        "(60,180) (43.9 vs 12.9 %, Table 6.2)", f"{t5} > {t60}",
-        {n: rx(n, "retx_pct") for n in (t5, t60)}, "ordering", 0.3,
-        note=sn + "any retransmission of the connection (aqmlab does not split SYN/FIN/data); "
-        "margin 30 %")
-    add("R-retx-ratio", "98 %: share of requests with retransmissions, (5,15) / (60,180) = 3.4",
-        43.9 / 12.9, rx(t5, "retx_pct") / rx(t60, "retx_pct"), "ratio within", 0.4, note=sn)
-    shift = rx(t5, "median_retx_ms") - rx(t5, "median_nr_ms")
-    add("R-retx-shift", "Responses with retransmissions are delayed by about one RTO "
-        "(~1.5 s; Fig. 6.2)", (700, 3000), shift, "in range",
-        note=sn + "median (retransmitted) - median (none), (5,15) at 98 %, ms")
-    b = data.get("burst", pd.DataFrame())
+@METRICS
+def max_drops(x: Inputs, load: int, arms: list[str]) -> float:
+    return max((stat(x.data, load, n, "loss_pct") for n in arms), default=math.nan)
+
+
+@METRICS
+def median_vs(x: Inputs, load: int, a: str, b: str) -> float:
+    """|median a / median b - 1|."""
+    return abs(stat(x.data, load, a, "median_ms") / stat(x.data, load, b, "median_ms") - 1)
+
+
+@METRICS
+def named_stats(x: Inputs, load: int, col: str, arms: dict[str, str]) -> dict[str, float]:
+    """``col`` at ``load`` of several arms, as {name: value}."""
+    return {k: stat(x.data, load, a, col) for k, a in arms.items()}
+
+
+def _rx(x: Inputs, name: str, col: str) -> float:
+    r = x.data.get("retx", pd.DataFrame())
+    d = r[(r.load_pct == 98) & (r.name == name)] if len(r) else r
+    return float(d[col].mean()) if len(d) else math.nan
+
+
+@METRICS
+def retransmitted(x: Inputs, arms: list[str]) -> dict[str, float]:
+    """98 %: % of requests with a retransmission, per arm."""
+    return {n: _rx(x, n, "retx_pct") for n in arms}
+
+
+@METRICS
+def retransmitted_ratio(x: Inputs, a: str, b: str) -> float:
+    return _rx(x, a, "retx_pct") / _rx(x, b, "retx_pct")
+
+
+@METRICS
+def retransmission_delay(x: Inputs, arm: str) -> float:
+    """98 %: median (retransmitted) - median (none), ms."""
+    return _rx(x, arm, "median_retx_ms") - _rx(x, arm, "median_nr_ms")
+
+
+@METRICS
+def burstiness(x: Inputs) -> dict[str, float]:
+    """CoV of the 1-s reply throughput at the top load, unconstrained vs constrained."""
+    b = x.data.get("burst", pd.DataFrame())
     if len(b):
         top = b.load_pct.max()
         bb = b[(b.load_pct == top) & (b.bin_s == 1.0)]
@@ -359,23 +430,21 @@ def claims(data: dict, p: Profile) -> ClaimTable:
         unc = float(bb[bb.name == ch.BASELINE]["cov"].mean())
     else:
         cons = unc = math.nan
-    add("R-burst-smoothing", "A bottleneck smooths the arrival process: at >= 80 % load it is "
-        "no longer bursty at 1 s scale (Figs. 6.5-6.7)", "unconstrained > constrained",
-        {"unconstrained": unc, "constrained": cons}, "ordering", 0.2,
-        note="coefficient of variation of 1-s reply throughput (fluid proxy), margin 20 %")
-    ref = ch.RED_TABLE.set_index(["load_pct", "min_th", "max_th"])
-    cells = {(int(round(x * 100)), int(lo), int(hi)) for x in p.loads for lo, hi in p.thresholds}
-    for key in sorted(cells):  # the profile's (run or not: missing runs read "no data")
-        if key not in ref.index:
-            continue
-        row = ref.loc[key]
-        load, lo, hi = key
-        n = th(lo, hi)
-        add(f"R-B6-{load}-{lo}-{hi}-median", f"Table B.6, {load} %, ({lo},{hi}): median "
-            f"{row.median_ms:g} ms", float(row.median_ms), stat(data, load, n, "median_ms"),
-            "ratio within", 0.3, note=sn, if_not="generator, TCP and single-run noise "
-            "(thesis reruns differ by up to 30 %)")
-        add(f"R-B6-{load}-{lo}-{hi}-drops", f"Table B.6, {load} %, ({lo},{hi}): "
-            f"{row.drop_pct:g} % drops", float(row.drop_pct), stat(data, load, n, "loss_pct"),
-            "ratio within", 0.5, note=sn)
-    return t
+    return {"unconstrained": unc, "constrained": cons}
+
+
+@METRICS
+def b6_cell(x: Inputs, load: int, lo: int, hi: int, col: str) -> float:
+    return stat(x.data, load, th(lo, hi), col)
+
+
+CLAIMS = METRICS.table()
+
+
+def claims(data: dict, p: RedSearchParams) -> ClaimTable:
+    """The thesis' claims (``claim_tables/red_search.toml``) measured on ``data``."""
+    return CLAIMS.evaluate(data, p)
+
+
+__all__ = ["STUDY", "TITLE", "RedSearchParams", "PROFILES", "profile", "label", "settings",
+           "arm", "run", "FIGURES", "METRICS", "CLAIMS", "claims", "GOOD", "BAD", "SETTING"]

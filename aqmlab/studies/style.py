@@ -12,7 +12,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import matplotlib
+import matplotlib.pyplot as plt
 import pandas as pd
+import seaborn as sns
+from IPython import get_ipython
 
 __all__ = ["PALETTE", "theme", "figure", "save_figure", "label", "WIDTH", "HEIGHT"]
 
@@ -65,12 +69,8 @@ def label(column: str) -> str:
 def theme() -> None:
     """Apply the aqmlab study theme (idempotent); selects the Agg backend when no
     interactive backend is in use."""
-    import matplotlib  # noqa: PLC0415
-
     if matplotlib.get_backend().lower() not in ("agg",) and not _interactive():
         matplotlib.use("Agg")
-    import seaborn as sns  # noqa: PLC0415
-
     sns.set_theme(style="whitegrid", context="paper", palette=PALETTE,
                   rc={"figure.dpi": DPI, "savefig.dpi": DPI, "axes.titlesize": 10,
                       "axes.labelsize": 9, "legend.fontsize": 8, "legend.title_fontsize": 8,
@@ -79,10 +79,6 @@ def theme() -> None:
 
 
 def _interactive() -> bool:
-    try:
-        from IPython import get_ipython  # noqa: PLC0415
-    except ImportError:
-        return False
     return get_ipython() is not None
 
 
@@ -90,8 +86,6 @@ def figure(ncols: int = 1, nrows: int = 1, width: float | None = None,
            height: float | None = None, **kw: Any):
     """A themed figure with ``nrows x ncols`` panels; returns ``(fig, axes)``."""
     theme()
-    import matplotlib.pyplot as plt  # noqa: PLC0415
-
     w = width if width is not None else WIDTH * ncols if ncols < 3 else 4.2 * ncols
     h = height if height is not None else HEIGHT * nrows
     return plt.subplots(nrows, ncols, figsize=(w, h), squeeze=False, **kw)
@@ -101,8 +95,6 @@ def save_figure(fig: Any, data: pd.DataFrame | Mapping[str, pd.DataFrame] | None
                 folder: str | Path, name: str, close: bool = True) -> list[Path]:
     """Write ``folder/name.png``, ``folder/name.svg`` and the data as ``folder/name.csv``
     (a dict of frames: ``name-<key>.csv`` each). Returns the files written."""
-    import matplotlib.pyplot as plt  # noqa: PLC0415
-
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     files = []

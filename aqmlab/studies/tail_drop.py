@@ -6,51 +6,88 @@ Christiansen: HTTP/1.0 browsing users (Mah's model) on the thesis' lab network, 
 queue of 15..240 packets at the 10 Mb/s bottleneck; response-time CDFs against the
 unconstrained (100 Mb/s) network, the thesis' per-run statistics (KB/s, % drops, mean
 queue, median, i1..i4) next to Table B.4. Weigle: two-way PackMime at 80 % (and 105 %),
-Reno over drop-tail 1.5 and 2 BDP.
+Reno over drop-tail 1.5 and 2 BDP. The set-ups: :mod:`aqmlab.studies.setups.christiansen`
+and :mod:`aqmlab.studies.setups.weigle`. Claims: ``claim_tables/tail_drop.toml``, measured
+by the metrics below.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
 
-from aqmlab.studies import christiansen as ch
 from aqmlab.studies import common, plots
-from aqmlab.studies import ecn_sack_web as weigle
-from aqmlab.studies.claims import ClaimTable
+from aqmlab.studies.arms import Arm, arms_frame, tag, tags_of
+from aqmlab.studies.claims import ClaimTable, Inputs, Measured, Metrics
 from aqmlab.studies.common import Context, crossings, curve, quantile_at, share_faster
-from aqmlab.studies.profiles import Profile
-from aqmlab.studies.profiles import get as get_profile
+from aqmlab.studies.params import Profiles
+from aqmlab.studies.setups import christiansen as ch
+from aqmlab.studies.setups import weigle
+from aqmlab.studies.setups.christiansen import MAH_USER_KBPS, ChristiansenParams
 
 STUDY = "tail_drop"
 TITLE = "Tail-drop queue sizing for Web traffic (Christiansen; Weigle et al.)"
 
 
-def profile(name: str = "quick", **overrides: Any) -> Profile:
-    return get_profile(STUDY, name, **overrides)
+@dataclass(frozen=True, kw_only=True)
+class TailDropParams(ChristiansenParams):
+    """Christiansen's network (:class:`ChristiansenParams`) with tail-drop ``qlens``
+    (packets); Weigle's DT-111 vs DT-148 at ``weigle_loads`` for ``weigle_duration``/
+    ``weigle_warmup`` s, or until ``weigle_stop_after`` responses (the paper's length)."""
+
+    study: ClassVar[str] = STUDY
+    qlens: tuple[int, ...]
+    weigle_loads: tuple[float, ...]
+    weigle_duration: float
+    weigle_warmup: float
+    weigle_stop_after: int | None
 
 
-def arms(p: Profile) -> dict[str, dict]:
-    out = {f"td-q{q}": ch.taildrop(q, p.users_scale) for q in p.qlens}
-    out[ch.BASELINE] = ch.uncongested()
-    return out
+PROFILES = Profiles(
+    tiny=TailDropParams(profile="tiny", seeds=(1,), loads=(0.98,), qlens=(30, 120),
+                        duration=40.0, warmup=20.0, users_scale=0.1, start_spread=1.0,
+                        think_cap="60s", user_kbps=13.6, weigle_loads=(0.8,),
+                        weigle_duration=20.0, weigle_warmup=5.0, weigle_stop_after=None),
+    quick=TailDropParams(profile="quick", seeds=(1,), loads=(0.9, 0.98), qlens=(30, 120, 240),
+                         duration=160.0, warmup=50.0, users_scale=1.0, start_spread=1.0,
+                         think_cap="60s", user_kbps=13.6, weigle_loads=(0.8,),
+                         weigle_duration=45.0, weigle_warmup=10.0, weigle_stop_after=None),
+    full=TailDropParams(profile="full", seeds=(1, 2, 3), loads=(0.5, 0.7, 0.8, 0.9, 0.98, 1.1),
+                        qlens=(15, 30, 60, 120, 190, 240), duration=5400.0, warmup=1200.0,
+                        users_scale=1.0, start_spread=1.0, think_cap=None,
+                        user_kbps=MAH_USER_KBPS, weigle_loads=(0.8, 1.05),
+                        weigle_duration=3000.0, weigle_warmup=120.0, weigle_stop_after=500000),
+)
 
 
-def run(p: Profile, ctx: Context) -> dict[str, pd.DataFrame]:
+def profile(name: str = "quick", **overrides: Any) -> TailDropParams:
+    return PROFILES.get(name, **overrides)
+
+
+def arms(p: TailDropParams) -> list[Arm]:
+    return [*(ch.taildrop_arm(q, p.users_scale) for q in p.qlens), ch.uncongested_arm()]
+
+
+WEIGLE_ARMS = ("reno-dt111", "reno-dt148", weigle.BASELINE)
+
+
+def run(p: TailDropParams, ctx: Context) -> dict[str, pd.DataFrame]:
     b, loads, users = ch.setup(p)
     data = ch.collect_runs(ctx.sweep(b, name="christiansen-taildrop", arms=arms(p), zip=users,
                                      seeds=p.seeds), loads, series="christiansen")
-    w = weigle.weigle_base(p.weigle_duration, p.weigle_warmup, p.name == "full")
-    warms = {a: weigle.weigle_arm(a) for a in ("reno-dt111", "reno-dt148", weigle.BASELINE)}
+    w = weigle.weigle_base(p.weigle_duration, p.weigle_warmup, p.weigle_stop_after)
+    warms = [weigle.weigle_arm(a) for a in WEIGLE_ARMS]
     wd = weigle.collect_web(ctx.sweep(w, name="weigle", arms=warms,
                                       zip=weigle.loads_zip(p.weigle_loads), seeds=p.seeds),
                             "two-way")
     data["weigle_cdf"] = wd.get("cdf", pd.DataFrame())
     data["weigle_stats"] = wd.get("stats", pd.DataFrame())
+    data["arms"] = arms_frame([*arms(p), *warms])
     return data
 
 
@@ -72,8 +109,9 @@ def stat(data: dict, load: int, name: str, col: str) -> float:
     return float(d[col].mean()) if len(d) else math.nan
 
 
-def _qlen(name: str) -> int:
-    return int(name.split("-q")[1])
+def _qlens(data: dict) -> dict[str, int]:
+    """label -> tail-drop queue limit (packets) of the tail-drop arms."""
+    return {n: t["qlen"] for n, t in tags_of(data).items() if "qlen" in t}
 
 
 # -- figures -------------------------------------------------------------------------------------
@@ -84,7 +122,7 @@ def fig_cdfs(data: dict, out: Path) -> Any:
     if not len(c):
         return plots.empty_figure(out, "cdf_by_qlen", "no runs")
     c = c.assign(load=c.load_pct.astype(str) + " %")
-    order = sorted((n for n in set(c.name) if n != ch.BASELINE), key=_qlen)
+    order = sorted((n for n in set(c.name) if n != ch.BASELINE), key=_qlens(data).get)
     return plots.response_cdf(c, out, "cdf_by_qlen", panel="load", xmax_ms=3000,
                               order=order, title="Tail-drop queue length (Figs. 5.1-5.4)")
 
@@ -94,7 +132,7 @@ def fig_ccdfs(data: dict, out: Path) -> Any:
     if not len(c):
         return plots.empty_figure(out, "ccdf_by_qlen", "no runs")
     c = c.assign(load=c.load_pct.astype(str) + " %")
-    order = sorted((n for n in set(c.name) if n != ch.BASELINE), key=_qlen)
+    order = sorted((n for n in set(c.name) if n != ch.BASELINE), key=_qlens(data).get)
     return plots.response_cdf(c, out, "ccdf_by_qlen", panel="load", ccdf=True, order=order,
                               title="Response-time CCDF")
 
@@ -104,7 +142,8 @@ def fig_load_series(data: dict, out: Path) -> Any:
     c = mean_cdf(data)
     if not len(c):
         return plots.empty_figure(out, "cdf_by_load", "no runs")
-    names = sorted((n for n in set(c.name) if n != ch.BASELINE), key=lambda n: abs(_qlen(n) - 120))
+    qlen = _qlens(data)
+    names = sorted((n for n in set(c.name) if n != ch.BASELINE), key=lambda n: abs(qlen[n] - 120))
     if not names:
         return plots.empty_figure(out, "cdf_by_load", "only the uncongested baseline ran")
     d = c[c.name == names[0]].assign(name=lambda x: x.load_pct.astype(str) + " %")
@@ -116,7 +155,7 @@ def fig_stats(data: dict, out: Path) -> Any:
     s = data.get("stats", pd.DataFrame())
     if not len(s):
         return plots.empty_figure(out, "stats_vs_table_b4", "no runs")
-    s = s[s.name != ch.BASELINE].assign(qlen=lambda d: d.name.map(_qlen))
+    s = s[s.name != ch.BASELINE].assign(qlen=lambda d: tag(data, d.name, "qlen"))
     s = s.rename(columns={"loss_pct": "drop_pct", "avg_qlen_pkts": "mean_qlen"})
     ref = ch.TAILDROP_TABLE.assign(load=lambda d: d.load_pct.astype(str) + " %")
     paper = {m: ref[["qlen", "load", m]].rename(columns={m: "paper"}) for m in
@@ -134,7 +173,7 @@ def fig_heatmap(data: dict, out: Path) -> Any:
     s = data.get("stats", pd.DataFrame())
     if not len(s):
         return plots.empty_figure(out, "median_heatmap", "no runs")
-    s = s[s.name != ch.BASELINE].assign(qlen=lambda d: d.name.map(_qlen))
+    s = s[s.name != ch.BASELINE].assign(qlen=lambda d: tag(data, d.name, "qlen"))
     return plots.heatmap(s, out, "median_heatmap", x="qlen", y="load_pct", value="median_ms",
                          fmt=".0f", title="Median response time (ms)")
 
@@ -179,7 +218,7 @@ def table_b4(data: dict) -> pd.DataFrame:
     s = data.get("stats", pd.DataFrame())
     if not len(s):
         return pd.DataFrame()
-    s = s[s.name != ch.BASELINE].assign(qlen=lambda d: d.name.map(_qlen))
+    s = s[s.name != ch.BASELINE].assign(qlen=lambda d: tag(data, d.name, "qlen"))
     m = (s.groupby(["load_pct", "qlen"])[["KBps", "loss_pct", "avg_qlen_pkts", "median_ms",
                                          "i1", "i4"]].mean().reset_index())
     ref = ch.TAILDROP_TABLE[["load_pct", "qlen", "KBps", "drop_pct", "mean_qlen", "median_ms",
@@ -188,121 +227,151 @@ def table_b4(data: dict) -> pd.DataFrame:
 
 
 # -- claims --------------------------------------------------------------------------------------
+# -- claims: metrics of claim_tables/tail_drop.toml ------------------------------------------
+
+METRICS = Metrics(STUDY)
 
 
-def claims(data: dict, p: Profile) -> ClaimTable:
-    t = ClaimTable(STUDY)
-    scale_note = ch.deviation(p)
+def _cdf(x: Inputs) -> pd.DataFrame:
+    return mean_cdf(x.data)
 
-    add = t.adder(p.tests)
 
-    c = mean_cdf(data)
-    loads = sorted(int(round(x * 100)) for x in p.loads)  # the profile's, run or not
-    qlens = sorted(p.qlens)
+def _loads(x: Inputs) -> list[int]:
+    """The profile's loads in percent (run or not: missing runs read "no data")."""
+    return sorted(int(round(v * 100)) for v in x.p.loads)
 
-    def sup(load: int, a: str, b: str, tmax: float = 3000) -> float:
-        ca, cb = curve(c, load, a), curve(c, load, b)
-        if ca is None or cb is None:
-            return math.nan
-        sel = ca[0] <= tmax
-        return float(np.abs(ca[1][sel] - cb[1][sel]).max())
 
-    add("C-80-little-effect", "80 %: little effect from increasing the queue from 30 to 240 "
-        "(Fig. 5.1)", 0.0, sup(80, "td-q30", "td-q240"), "abs within", 0.05,
-        note="largest |F_30 - F_240| up to 3 s")
-    for load in [x for x in loads if x in (90, 98, 110)]:
-        order = " > ".join(f"td-q{q}" for q in qlens)
-        add(f"C-drops-vs-qlen-{load}", f"{load} %: drops fall as the queue grows (Table B.4)",
-            order, {f"td-q{q}": stat(data, load, f"td-q{q}", "loss_pct") for q in qlens},
-            "ordering", 0, note=scale_note)
-        add(f"C-qlen-vs-qlen-{load}", f"{load} %: the mean queue grows with the queue limit "
-            "(Table B.4)", order.replace(">", "<"),
-            {f"td-q{q}": stat(data, load, f"td-q{q}", "avg_qlen_pkts") for q in qlens},
-            "ordering", 0, note=scale_note)
-    add("C-98-short-small-q", "98 %: short responses are faster with 30 than with 120 "
-        "packets (median 336 vs 423 ms)", "td-q120 > td-q30",
-        {n: stat(data, 98, n, "median_ms") for n in ("td-q120", "td-q30")}, "ordering", 0,
-        note=scale_note)
-    add("C-98-long-big-q", "98 %: 120 packets cut the responses > 1 s compared with 30 "
-        "(18.9 vs 28.3 %)", "td-q30 > td-q120",
-        {n: 100 - stat(data, 98, n, "i1") for n in ("td-q30", "td-q120")}, "ordering", 0,
-        note=scale_note + "measured: % of responses > 1 s")
-    add("C-98-240-slower", "98 %: at 240 packets the queueing delay offsets the gain "
-        "(median 558 vs 423 ms)", "td-q240 > td-q120",
-        {n: stat(data, 98, n, "median_ms") for n in ("td-q240", "td-q120")}, "ordering", 0,
-        note=scale_note)
-    add("C-110-big-q-worse", "110 %: queues beyond 120 only make it worse (median 1921 vs "
-        "1601 ms at 240 vs 120)", "td-q240 > td-q120",
-        {n: stat(data, 110, n, "median_ms") for n in ("td-q240", "td-q120")}, "ordering", 0)
-    add("C-load-degrades", "Response times degrade sharply near capacity: median at 110 % is "
-        "~6 x the one at 80 % (qlen 120, Fig. 5.5)", 3.0,
-        stat(data, 110, "td-q120", "median_ms") / stat(data, 80, "td-q120", "median_ms"),
-        "greater", 0, note="paper: 1601 / 268 = 6.0")
-    add("C-load-below-80", "Below 80 % load the response times hardly change (median 221 ms "
-        "at 50 % vs 268 at 80 %, qlen 120)", 1.21,
-        stat(data, 80, "td-q120", "median_ms") / stat(data, 50, "td-q120", "median_ms"),
-        "ratio within", 0.2)
-    base_med = {x: stat(data, x, ch.BASELINE, "median_ms") for x in loads}
-    b98 = base_med.get(98, math.nan)
-    add("C-uncongested-500ms", "Unconstrained network, 98 %: about 90 % of requests complete "
-        "within 500 ms (Fig. 4.5; median 229 ms)", 0.9,
-        _value_at(curve(c, 98, ch.BASELINE), 500), "abs within", 0.05,
-        note=f"median {b98:.0f} ms" if not math.isnan(b98) else "")
+@METRICS.values
+def _templates(x: Inputs) -> dict[str, str]:
+    """``deviation``: how the profile departs from the thesis' protocol; ``falling`` /
+    ``rising``: the profile's tail-drop arms by queue limit, as an ordering."""
+    falling = " > ".join(f"td-q{q}" for q in sorted(x.p.qlens))
+    return {"deviation": ch.deviation(x.p), "falling": falling,
+            "rising": falling.replace(">", "<")}
+
+
+@METRICS.each
+def high_loads(x: Inputs) -> list[dict[str, int]]:
+    """The profile's loads of 90, 98 and 110 %."""
+    return [{"load": v} for v in _loads(x) if v in (90, 98, 110)]
+
+
+@METRICS.each
+def table_b4_cells(x: Inputs) -> list[dict[str, Any]]:
+    """The profile's (load, queue limit) cells that Table B.4 has, with its values."""
+    ref = ch.TAILDROP_TABLE.set_index(["load_pct", "qlen"])
+    out = []
+    for load in _loads(x):
+        for q in sorted(x.p.qlens):
+            if (load, q) in ref.index:
+                r = ref.loc[(load, q)]
+                out.append({"load": load, "qlen": q, "median_ms": float(r.median_ms),
+                            "drop_pct": float(r.drop_pct), "i1": float(r.i1)})
+    return out
+
+
+@METRICS
+def cdf_gap(x: Inputs, load: int, a: str, b: str, tmax: float = 3000) -> float:
+    """Largest |F_a - F_b| up to ``tmax`` ms."""
+    c = x.cached(_cdf)
+    ca, cb = curve(c, load, a), curve(c, load, b)
+    if ca is None or cb is None:
+        return math.nan
+    sel = ca[0] <= tmax
+    return float(np.abs(ca[1][sel] - cb[1][sel]).max())
+
+
+@METRICS
+def by_qlen(x: Inputs, load: int, col: str) -> dict[str, float]:
+    """``col`` at ``load`` of every tail-drop arm of the profile, by queue limit."""
+    return {f"td-q{q}": stat(x.data, load, f"td-q{q}", col) for q in sorted(x.p.qlens)}
+
+
+@METRICS
+def stats(x: Inputs, load: int, col: str, arms: list[str]) -> dict[str, float]:
+    return {n: stat(x.data, load, n, col) for n in arms}
+
+
+@METRICS
+def over_1s(x: Inputs, load: int, arms: list[str]) -> dict[str, float]:
+    """% of responses > 1 s (100 - i1) per arm."""
+    return {n: 100 - stat(x.data, load, n, "i1") for n in arms}
+
+
+@METRICS
+def median_ratio(x: Inputs, arm: str, load: int, per_load: int) -> float:
+    return stat(x.data, load, arm, "median_ms") / stat(x.data, per_load, arm, "median_ms")
+
+
+@METRICS
+def uncongested_within_500ms(x: Inputs) -> Measured:
+    """98 %: the uncongested network's CDF at 500 ms (its median in the note)."""
+    b98 = stat(x.data, 98, ch.BASELINE, "median_ms") if 98 in _loads(x) else math.nan
+    cv = curve(x.cached(_cdf), 98, ch.BASELINE)
+    value = math.nan if cv is None else float(np.interp(500, cv[0], cv[1]))
+    return Measured(value, values={"median": f"median {b98:.0f} ms"
+                                   if not math.isnan(b98) else ""})
+
+
+@METRICS
+def best_qlen(x: Inputs) -> Measured:
+    """Whether 120 packets give the most responses within 1 s at 90 and 98 %."""
     best = {}
     for load in (90, 98):
-        i1 = {q: stat(data, load, f"td-q{q}", "i1") for q in qlens}
+        i1 = {q: stat(x.data, load, f"td-q{q}", "i1") for q in sorted(x.p.qlens)}
         if i1 and not any(math.isnan(v) for v in i1.values()) and 120 in i1:
             best[load] = max(i1, key=i1.get)
-    add("C-best-120", "120 packets (1.25 BDP) give the most responses under 1 s at 90 and "
-        "98 % (Table B.4, B.15)", "qlen 120 at 90 and 98 %",
-        all(v == 120 for v in best.values()) if len(best) == 2 else None, "true",
-        note=", ".join(f"{k} %: qlen {v}" for k, v in best.items()))
-    ref = ch.TAILDROP_TABLE.set_index(["load_pct", "qlen"])
-    for load in loads:
-        for q in qlens:
-            if (load, q) not in ref.index:
-                continue
-            r = ref.loc[(load, q)]
-            name = f"td-q{q}"
-            add(f"C-B4-{load}-{q}-median", f"Table B.4, {load} %, qlen {q}: median response "
-                f"time {r.median_ms:g} ms", float(r.median_ms), stat(data, load, name,
-                                                                     "median_ms"),
-                "ratio within", 0.3, note=scale_note + "thesis run-to-run noise +-5-30 %",
-                if_not="the Mah generator, FreeBSD TCP emulation and the thesis' single runs "
-                "differ; see the notebook")
-            add(f"C-B4-{load}-{q}-drops", f"Table B.4, {load} %, qlen {q}: {r.drop_pct:g} % "
-                "drops", float(r.drop_pct), stat(data, load, name, "loss_pct"), "ratio within",
-                0.5, note=scale_note + "noise +-20-30 %")
-            add(f"C-B4-{load}-{q}-i1", f"Table B.4, {load} %, qlen {q}: {r.i1:g} % of "
-                "responses within 1 s", float(r.i1), stat(data, load, name, "i1"),
-                "abs within", 5.0, note=scale_note)
+    return Measured(all(v == 120 for v in best.values()) if len(best) == 2 else None,
+                    values={"best": ", ".join(f"{k} %: qlen {v}" for k, v in best.items())})
 
-    wc = data.get("weigle_cdf", pd.DataFrame())
+
+@METRICS
+def b4_cell(x: Inputs, load: int, qlen: int, col: str) -> float:
+    return stat(x.data, load, f"td-q{qlen}", col)
+
+
+def _weigle(x: Inputs) -> tuple[Any, Any]:
+    """Weigle's DT-111 and DT-148 CDFs at 80 % (None when not run)."""
+    wc = x.data.get("weigle_cdf", pd.DataFrame())
     if len(wc):
         wc = wc.groupby(["load_pct", "name", "response_time_ms"])[["cdf"]].mean().reset_index()
-    w111 = curve(wc, 80, "reno-dt111")
-    w148 = curve(wc, 80, "reno-dt148")
+    return curve(wc, 80, "reno-dt111"), curve(wc, 80, "reno-dt148")
+
+
+def _weigle_crossing(x: Inputs) -> tuple[list, tuple[float, float]]:
+    w111, w148 = x.cached(_weigle)
     xs = crossings(w111[0], w111[1], w148[1], 100, 1500) if w111 and w148 else []
-    main = max(xs, key=lambda x: x[1]) if xs else (math.nan, math.nan)
-    add("W-dt-cross-time", "Weigle 80 %: DT-111 and DT-148 CDFs cross near 700 ms "
-        "(600-800; Fig. 8)", (600, 800), main[0], "in range",
-        note=f"{len(xs)} crossing(s) in 100-1500 ms; the one at the highest CDF",
-        if_not="the curves are within noise of each other, so the crossing point wanders")
-    add("W-dt-cross-level", "Weigle 80 %: at the crossing 80 % of responses are complete "
-        "(0.75-0.85)", (0.75, 0.85), main[1], "in range")
-    add("W-dt-close", "Weigle 80 %: little difference between the two queue sizes", 0.0,
-        float(np.abs(w111[1] - w148[1])[w111[0] <= 1500].max()) if w111 and w148 else math.nan,
-        "abs within", 0.03, note="largest |F_111 - F_148| up to 1500 ms")
-    add("W-dt111-short", "Weigle 80 %: below the crossing DT-111 is slightly better", 0.5,
-        share_faster(w111[0], w111[1], w148[1], q_hi=0.8) if w111 and w148 else math.nan,
-        "greater", 0, note="share of quantile levels below 0.8 where DT-111 is faster")
-    return t
+    return xs, (max(xs, key=lambda c: c[1]) if xs else (math.nan, math.nan))
 
 
-def _value_at(cv: Any, x: float) -> float:
-    if cv is None:
-        return math.nan
-    return float(np.interp(x, cv[0], cv[1]))
+@METRICS
+def weigle_crossing(x: Inputs, part: int) -> Measured:
+    """Weigle 80 %: the DT-111/DT-148 crossing at the highest CDF in 100-1500 ms: its
+    time (``part`` 0) or CDF level (1)."""
+    xs, main = _weigle_crossing(x)
+    return Measured(main[part], values={"crossings": len(xs)})
 
 
-__all__ = ["STUDY", "TITLE", "profile", "run", "claims", "FIGURES", "table_b4", "quantile_at"]
+@METRICS
+def weigle_gap(x: Inputs) -> float:
+    w111, w148 = x.cached(_weigle)
+    return (float(np.abs(w111[1] - w148[1])[w111[0] <= 1500].max()) if w111 and w148
+            else math.nan)
+
+
+@METRICS
+def weigle_dt111_faster(x: Inputs) -> float:
+    w111, w148 = x.cached(_weigle)
+    return share_faster(w111[0], w111[1], w148[1], q_hi=0.8) if w111 and w148 else math.nan
+
+
+CLAIMS = METRICS.table()
+
+
+def claims(data: dict, p: TailDropParams) -> ClaimTable:
+    """The papers' claims (``claim_tables/tail_drop.toml``) measured on ``data``."""
+    return CLAIMS.evaluate(data, p)
+
+
+__all__ = ["STUDY", "TITLE", "TailDropParams", "PROFILES", "profile", "arms", "run",
+           "claims", "FIGURES", "METRICS", "CLAIMS", "table_b4", "quantile_at"]

@@ -26,18 +26,19 @@ import pandas as pd
 
 from aqmlab.campaign.store import Store
 from aqmlab.errors import StoreError
-from aqmlab.scenario import Scenario
+from aqmlab.kinds.controls import Control
+from aqmlab.scenario import TCP_VARIANTS, Scenario
 from aqmlab.widgets import model
 from aqmlab.widgets.model import (
-    QUEUE_KINDS,
-    QUEUE_PARAMS,
-    SACK_ALWAYS,
-    TCP_CHOICES,
-    TRAFFIC_KINDS,
-    TRAFFIC_PARAM,
+    COMMON,
     Settings,
+    controls,
+    queue_kinds,
+    tcp_choices,
+    traffic_kinds,
 )
 from aqmlab.widgets.plots import COLORS, Curve, render_png
+from aqmlab.workers import default_runner
 
 __all__ = ["Explorer", "RunRecord", "explore"]
 
@@ -67,8 +68,25 @@ def _log10(x: float) -> float:
     return math.log10(x) if x > 0 else 0.0
 
 
+def _css(name: str) -> str:
+    return "aqmlab-" + name.replace("_", "-").replace(".", "-")
+
+
+def _kind_widget(c: Control, value: float, slider: bool, layout: dict[str, Any]) -> W.Widget:
+    """A kind's control: a slider for the traffic's size, a bounded box for parameters."""
+    lo, hi = min(c.lo, value), max(c.hi, value)
+    if slider:
+        cls = W.IntSlider if c.integer else W.FloatSlider
+        extra = {} if c.integer else {"readout_format": ".2f"}
+        return cls(value=value, min=lo, max=hi, step=c.step, description=c.label,
+                   continuous_update=False, **extra, **layout)
+    cls = W.BoundedIntText if c.integer else W.BoundedFloatText
+    return cls(value=value, min=lo, max=hi, step=c.step, description=c.label, **layout)
+
+
 def _controls(s: Settings) -> dict[str, W.Widget]:
-    """One widget per Settings field, with the field's CSS class ``aqmlab-<field>``."""
+    """One widget per common control and per kind control (``"<kind>.<name>"``), each with
+    its CSS class ``aqmlab-<name>`` (dots and underscores as dashes)."""
     # every widget needs a Layout of its own: hiding one must not hide the others
     def cu() -> dict[str, Any]:
         return {"continuous_update": False, **txt()}
@@ -83,90 +101,82 @@ def _controls(s: Settings) -> dict[str, W.Widget]:
                                       **cu()),
         "rtt_ms": W.IntSlider(value=int(s.rtt_ms), min=6, max=max(500, int(s.rtt_ms)), step=2,
                               description="base RTT (ms)", **cu()),
-        "traffic": W.Dropdown(options=[(v, k) for k, v in TRAFFIC_KINDS.items()],
+        "traffic": W.Dropdown(options=[(cls.EXPLORER.label, k)
+                                       for k, cls in traffic_kinds().items()],
                               value=s.traffic, description="traffic", **txt()),
-        "flows": W.IntSlider(value=s.flows, min=1, max=max(100, s.flows),
-                              description="bulk flows", **cu()),
-        "load": W.FloatSlider(value=s.load, min=min(0.05, s.load), max=max(1.2, s.load), step=0.05,
-                              description="offered web load", readout_format=".2f", **cu()),
-        "users": W.IntSlider(value=s.users, min=min(5, s.users), max=max(400, s.users), step=5,
-                             description="browsing users", **cu()),
-        "variant": W.Dropdown(options=list(TCP_CHOICES), value=s.variant,
+        "variant": W.Dropdown(options=tcp_choices(), value=s.variant,
                               description="TCP variant", **txt()),
         "sack": W.Checkbox(value=s.sack, description="SACK", indent=True, style=_STYLE,
                            layout=W.Layout(width="auto")),
         "ecn": W.Checkbox(value=s.ecn, description="ECN marking", indent=True,
                           style=_STYLE, layout=W.Layout(width="auto")),
-        "queue": W.Dropdown(options=[(v, k) for k, v in QUEUE_KINDS.items()], value=s.queue,
-                            description="queue", **txt()),
+        "queue": W.Dropdown(options=[(cls.LABEL or k, k) for k, cls in queue_kinds().items()],
+                            value=s.queue, description="queue", **txt()),
         "limit": W.BoundedIntText(value=s.limit, min=1, max=100000, step=10,
                                   description="buffer limit (pkts)", **txt()),
-        "min_th": W.BoundedFloatText(value=s.min_th, min=0, max=10000, step=1,
-                                     description="RED min_th (pkts)", **txt()),
-        "max_th": W.BoundedFloatText(value=s.max_th, min=0, max=10000, step=1,
-                                     description="RED max_th (pkts)", **txt()),
-        "max_p": W.BoundedFloatText(value=s.max_p, min=0, max=1, step=0.01,
-                                    description="RED max_p", **txt()),
-        "w_q": W.BoundedFloatText(value=s.w_q, min=0, max=1, step=0.001,
-                                  description="RED w_q", **txt()),
-        "ared_target_ms": W.BoundedFloatText(value=s.ared_target_ms, min=0, max=10000,
-                                             step=1, description="ARED target (ms)", **txt()),
-        "codel_target_ms": W.BoundedFloatText(value=s.codel_target_ms, min=0, max=10000,
-                                              step=1, description="CoDel target (ms)", **txt()),
-        "codel_interval_ms": W.BoundedFloatText(value=s.codel_interval_ms, min=0, max=100000,
-                                                step=10, description="CoDel interval (ms)",
-                                                **txt()),
-        "pie_target_ms": W.BoundedFloatText(value=s.pie_target_ms, min=0, max=10000, step=1,
-                                            description="PIE target (ms)", **txt()),
         "duration_s": W.BoundedFloatText(value=s.duration_s, min=1, max=3600, step=5,
                                          description="duration (s)", **txt()),
         "seed": W.BoundedIntText(value=s.seed, min=1, max=2**31 - 1, description="seed", **txt()),
+        "engine": W.Dropdown(options=[("ns-3", "ns3"), ("ns-2.35 (the papers')", "ns2")],
+                             value=s.engine, description="simulator", **txt()),
     }
+    traffic_keys = set(traffic_kinds())
+    for key, control in controls().items():
+        slider = key.split(".", 1)[0] in traffic_keys
+        c[key] = _kind_widget(control, s.params[key], slider, txt())
     for name, w in c.items():
-        w.add_class(f"aqmlab-{name.replace('_', '-')}")
+        w.add_class(_css(name))
         w.add_class("aqmlab-control")
     return c
 
 
-#: Scenario field paths -> the control that sets them (to name it in an error message).
+#: Scenario field paths -> the common control that sets them (to name it in a message).
 _FIELD_CONTROL = {
     "topology.forward_queue.limit": "limit",
-    "topology.forward_queue.min_th": "min_th",
-    "topology.forward_queue.max_th": "max_th",
-    "topology.forward_queue.max_p": "max_p",
-    "topology.forward_queue.w_q": "w_q",
-    "topology.forward_queue.target_delay": "ared_target_ms",
-    "topology.forward_queue.target": "codel_target_ms",
-    "topology.forward_queue.interval": "codel_interval_ms",
-    "topology.forward_queue.tupdate": "pie_target_ms",
     "topology.bottleneck.rate": "rate_mbps",
     "topology.bottleneck.delay": "rtt_ms",
     "tcp.ecn": "ecn",
     "tcp.variant": "variant",
-    "traffic[0].flows": "flows",
-    "traffic[0].rate": "load",
-    "traffic[0].users": "users",
     "run.duration": "duration_s",
     "run.seed": "seed",
+    "run.engine": "engine",
 }
+
+
+def _control_for(field: str, s: Settings) -> str:
+    """The control to change for a ScenarioError on ``field`` under settings ``s``: a
+    common control, or the selected queue's or traffic's control of that field."""
+    if field in _FIELD_CONTROL:
+        return _FIELD_CONTROL[field]
+    queues = queue_kinds()
+    queue_field = field.removeprefix("topology.forward_queue.")
+    for c in queues[s.queue].CONTROLS if s.queue in queues else ():
+        if c.field == queue_field:
+            return f"{s.queue}.{c.name}"
+    traffic = traffic_kinds().get(s.traffic)
+    if traffic is not None:
+        name = traffic.EXPLORER.control.name
+        if field in (name, f"traffic[0].{name}", "traffic[0].rate"):
+            return f"{s.traffic}.{name}"
+    return field
 
 
 class Explorer:
     """The explorer: ``.widget`` is the ipywidgets tree (displaying the Explorer shows it).
 
     ``store``: a :class:`~aqmlab.campaign.store.Store`, its root folder (default
-    ``"data"``, as ``aqmlab sweep``), or None for an in-memory cache only. ``engine``: an
-    object with ``submit(scenario) -> (Future, log)`` and ``result(scenario, fut, log)``
-    (default: the worker process that :func:`aqmlab.run` uses). ``max_runs`` runs stay
-    overlaid. Keyword arguments set the initial controls (see
+    ``"data"``, as ``aqmlab sweep``), or None for an in-memory cache only. ``runner``: an
+    object with ``submit(scenario) -> Future`` of Results (default: the worker process
+    that :func:`aqmlab.run` uses, :func:`~aqmlab.workers.default_runner`). ``max_runs``
+    runs stay overlaid. Keyword arguments set the initial controls (see
     :class:`~aqmlab.widgets.model.Settings`).
     """
 
     def __init__(self, *, store: Store | str | os.PathLike | None = "data",
-                 engine: Any = None, max_runs: int = 4, **settings: Any) -> None:
+                 runner: Any = None, max_runs: int = 4, **settings: Any) -> None:
         self.store = (store if isinstance(store, Store) or store is None
                       else Store(Path(store)))
-        self._engine = engine
+        self._runner = runner
         self.runs: deque[RunRecord] = deque(maxlen=max_runs)
         self._memory: dict[str, Any] = {}
         self._counter = 0
@@ -223,12 +233,14 @@ class Explorer:
             return W.VBox([W.HTML(f"<b>{title}</b>"), *children],
                           layout=W.Layout(margin="0 12px 0 0"))
 
+        traffic_keys = set(traffic_kinds())
+        kind_controls = list(controls())
         net = box("Network &amp; traffic", c["rate_mbps"], c["rtt_ms"], c["traffic"],
-                  c["flows"], c["load"], c["users"], self.web_note)
+                  *(c[k] for k in kind_controls if k.split(".", 1)[0] in traffic_keys),
+                  self.web_note)
         q = box("TCP &amp; queue", c["variant"], c["sack"], c["ecn"], c["queue"], c["limit"],
-                *(c[k] for k in ("min_th", "max_th", "max_p", "w_q", "ared_target_ms",
-                                 "codel_target_ms", "codel_interval_ms", "pie_target_ms")))
-        run = box("Run", c["duration_s"], c["seed"], self.keep,
+                *(c[k] for k in kind_controls if k.split(".", 1)[0] not in traffic_keys))
+        run = box("Run", c["engine"], c["duration_s"], c["seed"], self.keep,
                   W.HBox([self.run_button, self.clear_button]), self.progress, self.elapsed)
         details = W.Accordion([self.toml], titles=("Scenario (TOML) of the current settings",),
                               selected_index=None)
@@ -243,14 +255,22 @@ class Explorer:
 
     @property
     def settings(self) -> Settings:
-        values = {k: w.value for k, w in self.controls.items() if k != "sack"}
-        return Settings(**values)
+        c = self.controls
+        return Settings({k: c[k].value for k in controls()},
+                        **{k: c[k].value for k in COMMON})
 
     def set(self, **values: Any) -> Explorer:
-        """Set controls by Settings field name (as a user would); returns self."""
+        """Set controls as a user would: by common name (``queue``, ``flows``...), by a
+        kind's control key or by its bare name for the selected kind (``min_th`` of RED);
+        returns self."""
+        for k in ("queue", "traffic"):  # first: they decide what a bare name means
+            if k in values:
+                self.controls[k].value = values[k]
         for k, v in values.items():
+            if k in ("queue", "traffic"):
+                continue
             if k not in self.controls:
-                raise KeyError(f"no control {k!r}; controls: {', '.join(self.controls)}")
+                k = self.settings.param_key(k)
             self.controls[k].value = v
         return self
 
@@ -268,19 +288,17 @@ class Explorer:
                 elif not change["new"] and v == "sack":
                     c["variant"].value = "reno"
             variant = c["variant"].value
-            c["sack"].value = variant in SACK_ALWAYS
+            c["sack"].value = TCP_VARIANTS[variant].sack
             c["sack"].disabled = variant not in ("reno", "newreno", "sack")
             c["sack"].description = ("SACK" if not c["sack"].disabled
                                      else f"SACK (always with {variant})")
         finally:
             self._syncing = False
         s = self.settings
-        for kind_field, name in TRAFFIC_PARAM.items():
-            _show(c[name], s.traffic == kind_field)
+        selected = set(s.selected_params())
+        for key in controls():
+            _show(c[key], key in selected)
         _show(self.web_note, s.traffic == "web")
-        shown = set(QUEUE_PARAMS[s.queue])
-        for name in {p for ps in QUEUE_PARAMS.values() for p in ps}:
-            _show(c[name], name in shown)
         self.validation = model.check(s)
         self._render_message()
         if self.validation.ok:
@@ -291,8 +309,7 @@ class Explorer:
         chk = self.validation
         parts = []
         if not chk.ok:
-            control = _FIELD_CONTROL.get(chk.field, chk.field)
-            w = self.controls.get(control)
+            w = self.controls.get(_control_for(chk.field, self.settings))
             where = f" &mdash; change <b>{html.escape(w.description)}</b>" if w else ""
             parts.append(f"<div class='aqmlab-invalid' style='color:#b00020'>&#9888; Cannot "
                          f"run: {html.escape(chk.error)}{where}</div>")
@@ -310,12 +327,10 @@ class Explorer:
     # -- running -----------------------------------------------------------------------------
 
     @property
-    def engine(self) -> Any:
-        if self._engine is None:
-            from aqmlab.run.engine import default_engine  # noqa: PLC0415
-
-            self._engine = default_engine()
-        return self._engine
+    def runner(self) -> Any:
+        if self._runner is None:
+            self._runner = default_runner()
+        return self._runner
 
     @property
     def running(self) -> bool:
@@ -367,7 +382,7 @@ class Explorer:
         try:
             res, source = self._lookup(sc)
             if res is None:
-                fut, log = self.engine.submit(sc)
+                fut = self.runner.submit(sc)
                 est = self._estimate(sc)
                 while not fut.done():
                     concurrent.futures.wait([fut], timeout=_POLL_S)
@@ -375,7 +390,7 @@ class Explorer:
                     self.progress.value = min(0.97, el / est) if est > 0 else 0.5
                     self.elapsed.value = (f"<span class='aqmlab-elapsed-s'>{el:.0f} s</span> "
                                           f"elapsed (about {est:.0f} s expected)")
-                res = self.engine.result(sc, fut, log)
+                res = fut.result()
                 source = "run"
                 wall = time.monotonic() - t0
                 if self._warm:
@@ -494,10 +509,10 @@ def _table_html(df: pd.DataFrame, colors: list[str]) -> str:
             "{text-align:left}</style>")
 
 
-def explore(*, store: Store | str | os.PathLike | None = "data", engine: Any = None,
+def explore(*, store: Store | str | os.PathLike | None = "data", runner: Any = None,
             max_runs: int = 4, **settings: Any) -> Explorer:
     """Open the explorer (display the returned object, e.g. as a cell's last expression).
 
     >>> ex = aqmlab.explore(queue="red", flows=20, duration_s=10)   # doctest: +SKIP
     """
-    return Explorer(store=store, engine=engine, max_runs=max_runs, **settings)
+    return Explorer(store=store, runner=runner, max_runs=max_runs, **settings)

@@ -5,102 +5,147 @@ Everything here is pure Python (no ipywidgets, no ns-3), so it is unit-tested di
 
 from __future__ import annotations
 
-import dataclasses
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from aqmlab import engines
 from aqmlab.errors import ScenarioError
-from aqmlab.scenario import Dumbbell, Mah, PackMime, Scenario
+from aqmlab.kinds.controls import Control
+from aqmlab.scenario import QUEUES, TCP_VARIANTS, TRAFFIC, QueueBase, Scenario, TrafficBase
 
 __all__ = [
     "ACCESS_DELAY_MS",
-    "BITS_PER_WEB_CONNECTION",
-    "QUEUE_KINDS",
-    "QUEUE_PARAMS",
-    "SACK_ALWAYS",
-    "TCP_CHOICES",
-    "TRAFFIC_KINDS",
+    "COMMON",
     "Check",
     "Settings",
     "build_scenario",
     "check",
+    "controls",
     "describe",
     "diff_labels",
+    "queue_kinds",
     "summary_row",
+    "tcp_choices",
+    "traffic_kinds",
 ]
 
-#: Offered web load -> PackMime connection rate: one connection carries about 10 kB
-#: (80 kbit) across the bottleneck on average, so rate = load * bottleneck_bps / 80e3.
-BITS_PER_WEB_CONNECTION = 80e3
 #: One-way delay of every access link (ms); the bottleneck delay makes up the rest of the RTT.
 ACCESS_DELAY_MS = 1.0
 MAX_SENDERS = 20
 WEB_HOSTS = 4
 
-TRAFFIC_KINDS = {
-    "bulk": "bulk (long-lived flows)",
-    "web": "web (PackMime-HTTP)",
-    "browsing": "web users (Mah/UNC)",
+#: The controls every scenario has, with their defaults.
+COMMON: dict[str, Any] = {
+    "rate_mbps": 10.0, "rtt_ms": 50.0, "traffic": "bulk", "variant": "reno", "ecn": False,
+    "queue": "droptail", "limit": 100, "duration_s": 20.0, "seed": 1, "engine": "ns3",
 }
-TCP_CHOICES = ("reno", "newreno", "sack", "cubic", "bbr", "dctcp")
-#: Variants that always negotiate SACK (reno/newreno never do; "sack" is Reno + SACK).
-SACK_ALWAYS = frozenset({"sack", "cubic", "bbr", "dctcp"})
-QUEUE_KINDS = {
-    "droptail": "drop-tail",
-    "red": "RED",
-    "ared": "Adaptive RED",
-    "codel": "CoDel",
-    "fq_codel": "FQ-CoDel",
-    "pie": "PIE",
-}
-#: The Settings fields that parameterise each queue kind (besides ``limit``).
-QUEUE_PARAMS: dict[str, tuple[str, ...]] = {
-    "droptail": (),
-    "red": ("min_th", "max_th", "max_p", "w_q"),
-    "ared": ("ared_target_ms",),
-    "codel": ("codel_target_ms", "codel_interval_ms"),
-    "fq_codel": ("codel_target_ms", "codel_interval_ms"),
-    "pie": ("pie_target_ms",),
-}
-#: The Settings field that sizes each traffic kind.
-TRAFFIC_PARAM = {"bulk": "flows", "web": "load", "browsing": "users"}
 
 
-@dataclass(frozen=True)
+def queue_kinds() -> dict[str, type[QueueBase]]:
+    """The queue disciplines the explorer offers: every registered kind."""
+    return dict(QUEUES)
+
+
+def traffic_kinds() -> dict[str, type[TrafficBase]]:
+    """Explorer key ("bulk", "web", ...) -> traffic kind, for the kinds that offer one."""
+    return {cls.EXPLORER.key: cls for cls in TRAFFIC.values() if cls.EXPLORER is not None}
+
+
+def tcp_choices() -> list[str]:
+    """Every registered TCP variant."""
+    return list(TCP_VARIANTS)
+
+
+def controls() -> dict[str, Control]:
+    """Every kind-specific control by ``"<kind>.<name>"``: each queue kind's parameters
+    ("red.min_th") and each traffic kind's size ("bulk.flows", "web.load")."""
+    out: dict[str, Control] = {}
+    for kind, cls in queue_kinds().items():
+        for c in cls.CONTROLS:
+            out[f"{kind}.{c.name}"] = c
+    for key, cls in traffic_kinds().items():
+        out[f"{key}.{cls.EXPLORER.control.name}"] = cls.EXPLORER.control
+    return out
+
+
 class Settings:
-    """The explorer's control values (plain numbers, as the widgets hold them)."""
+    """The explorer's control values (plain numbers, as the widgets hold them).
 
-    rate_mbps: float = 10.0
-    rtt_ms: float = 50.0
-    traffic: str = "bulk"
-    flows: int = 10
-    load: float = 0.8
-    users: int = 50
-    variant: str = "reno"
-    ecn: bool = False
-    queue: str = "droptail"
-    limit: int = 100
-    min_th: float = 5.0
-    max_th: float = 15.0
-    max_p: float = 0.1
-    w_q: float = 0.002
-    ared_target_ms: float = 5.0
-    codel_target_ms: float = 5.0
-    codel_interval_ms: float = 100.0
-    pie_target_ms: float = 15.0
-    duration_s: float = 20.0
-    seed: int = 1
+    The common controls (:data:`COMMON`) are attributes; the kinds' controls are in
+    ``params`` by ``"<kind>.<name>"`` (:func:`controls`), every kind remembering its own
+    values. Keyword arguments may name a kind's control by its bare name (``min_th=10``,
+    ``flows=20``, ``target=8``): it means the selected queue's or traffic's control of that
+    name, or the only control so named."""
+
+    def __init__(self, params: Mapping[str, float] | None = None, **values: Any) -> None:
+        common = {k: values.pop(k) for k in list(values) if k in COMMON}
+        self._common = {**COMMON, **common}
+        self.params = {k: float(c.default) if not c.integer else int(c.default)
+                       for k, c in controls().items()}
+        self.params.update(params or {})
+        for name, value in values.items():
+            self.params[self.param_key(name)] = value
+
+    def param_key(self, name: str) -> str:
+        """The ``params`` key of control ``name`` (see the class docstring); KeyError if
+        there is none."""
+        if name in self.params:
+            return name
+        keys = [k for k in self.params if k.split(".", 1)[1] == name]
+        selected = [k for k in keys if k.split(".", 1)[0] in (self.queue, self.traffic)]
+        if len(selected) == 1:
+            return selected[0]
+        if len(keys) == 1:
+            return keys[0]
+        known = sorted({*COMMON, *(k.split(".", 1)[1] for k in self.params), *self.params})
+        raise KeyError(f"no control {name!r}" + (f" for queue {self.queue!r}" if keys else "")
+                       + f"; controls: {', '.join(known)}")
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_") or name == "params":
+            raise AttributeError(name)
+        if name in self._common:
+            return self._common[name]
+        try:
+            return self.params[self.param_key(name)]
+        except KeyError as err:
+            raise AttributeError(str(err)) from None
+
+    def value(self, name: str) -> Any:
+        """A common control's value or a kind's (by key or bare name)."""
+        return getattr(self, name)
 
     def replace(self, **changes: Any) -> Settings:
-        return dataclasses.replace(self, **changes)
+        common = {**self._common, **{k: v for k, v in changes.items() if k in COMMON}}
+        new = Settings(self.params, **common)
+        for name, value in changes.items():
+            if name not in COMMON:
+                new.params[new.param_key(name)] = value
+        return new
+
+    def __eq__(self, other: object) -> bool:
+        return (isinstance(other, Settings) and self._common == other._common
+                and self.params == other.params)
+
+    def __hash__(self) -> int:
+        return hash((tuple(sorted(self._common.items())), tuple(sorted(self.params.items()))))
+
+    def __repr__(self) -> str:
+        shown = {**self._common, **{k: self.params[k] for k in self.selected_params()}}
+        return "Settings(" + ", ".join(f"{k}={v!r}" for k, v in shown.items()) + ")"
+
+    def selected_params(self) -> list[str]:
+        """The ``params`` keys the selected queue and traffic use."""
+        return [k for k in self.params if k.split(".", 1)[0] in (self.queue, self.traffic)]
 
     @property
     def sack(self) -> bool:
-        return self.variant in SACK_ALWAYS
+        return TCP_VARIANTS[self.variant].sack if self.variant in TCP_VARIANTS else False
 
     @property
     def warmup_s(self) -> float:
@@ -113,32 +158,22 @@ def _num(x: float) -> str:
 
 
 def _queue_dict(s: Settings) -> dict[str, Any]:
+    cls = QUEUES.lookup(s.queue, "queue")
     q: dict[str, Any] = {"kind": s.queue, "limit": f"{int(s.limit)}p"}
-    if s.queue != "droptail":
+    if cls.MARKS:
         q["ecn"] = bool(s.ecn)
-    if s.queue == "red":
-        q.update(min_th=s.min_th, max_th=s.max_th, max_p=s.max_p, w_q=s.w_q)
-    elif s.queue == "ared":
-        q["target_delay"] = f"{_num(s.ared_target_ms)}ms"
-    elif s.queue in ("codel", "fq_codel"):
-        q.update(target=f"{_num(s.codel_target_ms)}ms",
-                 interval=f"{_num(s.codel_interval_ms)}ms")
-    elif s.queue == "pie":
-        q["target"] = f"{_num(s.pie_target_ms)}ms"
+    for c in cls.CONTROLS:
+        q[c.field] = c.to_field(s.params[f"{s.queue}.{c.name}"])
     return q
 
 
 def _traffic_dict(s: Settings) -> dict[str, Any]:
-    if s.traffic == "bulk":
-        return {"kind": "bulk", "flows": int(s.flows), "start_spread": "1s"}
-    if s.traffic == "web":
-        if not s.load > 0:
-            raise ScenarioError("load", s.load, "the offered web load must be > 0")
-        rate = s.load * s.rate_mbps * 1e6 / BITS_PER_WEB_CONNECTION
-        return {"kind": "packmime", "rate": round(rate, 6), "load": s.load, "rtt": "none"}
-    if s.traffic == "browsing":
-        return {"kind": "mah", "users": int(s.users), "rtt": "none"}
-    raise ScenarioError("traffic", s.traffic, f"one of {', '.join(TRAFFIC_KINDS)}")
+    kinds = traffic_kinds()
+    if s.traffic not in kinds:
+        raise ScenarioError("traffic", s.traffic, f"one of {', '.join(kinds)}")
+    cls = kinds[s.traffic]
+    return cls.explorer_group(s.params[f"{s.traffic}.{cls.EXPLORER.control.name}"],
+                              s.rate_mbps * 1e6)
 
 
 def build_scenario(s: Settings) -> Scenario:
@@ -157,7 +192,7 @@ def build_scenario(s: Settings) -> Scenario:
     if not s.duration_s > 0:
         raise ScenarioError("duration_s", s.duration_s, "the duration must be > 0")
     delay_ms = s.rtt_ms / 2 - 2 * ACCESS_DELAY_MS
-    hosts = min(int(s.flows), MAX_SENDERS) if s.traffic == "bulk" else WEB_HOSTS
+    hosts = min(int(s.params["bulk.flows"]), MAX_SENDERS) if s.traffic == "bulk" else WEB_HOSTS
     hosts = max(hosts, 1)
     sample = max(0.01, s.duration_s / 1000)
     return Scenario(
@@ -174,7 +209,8 @@ def build_scenario(s: Settings) -> Scenario:
         tcp={"variant": s.variant, "ecn": bool(s.ecn)},
         traffic=[_traffic_dict(s)],
         run={"duration": f"{_num(s.duration_s)}s", "warmup": f"{_num(s.warmup_s)}s",
-             "seed": int(s.seed), "sample_interval": f"{_num(round(sample, 4))}s"},
+             "seed": int(s.seed), "sample_interval": f"{_num(round(sample, 4))}s",
+             "engine": s.engine},
     )
 
 
@@ -196,17 +232,20 @@ def check(s: Settings) -> Check:
     """Validate ``s``: build its Scenario (error message naming the field on failure) and
     explain combinations that run but may surprise (ECN on drop-tail, overload, ...)."""
     notes: list[str] = []
-    if s.ecn and s.queue == "droptail":
-        notes.append("drop-tail never marks packets: with ECN on, flows still only see drops.")
-    if s.variant == "dctcp" and s.queue == "droptail":
-        notes.append("DCTCP reacts to ECN marks; a drop-tail queue gives it none.")
-    if s.traffic == "web" and s.load >= 1:
+    marks = s.queue in QUEUES and QUEUES[s.queue].MARKS
+    label = QUEUES[s.queue].LABEL if s.queue in QUEUES else s.queue
+    if s.ecn and not marks:
+        notes.append(f"{label} never marks packets: with ECN on, flows still only see drops.")
+    if s.variant in TCP_VARIANTS and TCP_VARIANTS[s.variant].needs_ecn and not marks:
+        notes.append(f"{TCP_VARIANTS[s.variant].label} reacts to ECN marks; a {label} queue "
+                     "gives it none.")
+    if s.traffic == "web" and s.params["web.load"] >= 1:
         notes.append("offered load >= 1: the bottleneck is overloaded, response times grow "
                      "with the run.")
-    if s.queue in ("red", "ared", "codel", "fq_codel", "pie") and s.variant == "bbr":
+    if marks and s.variant == "bbr":
         notes.append("BBR largely ignores losses; AQM drops affect it little.")
     try:
-        sc = build_scenario(s)
+        sc = engines.check(build_scenario(s))  # and what the chosen engine can run
     except ScenarioError as err:
         return Check(None, str(err), err.field, tuple(notes))
     return Check(sc, "", "", tuple(notes))
@@ -227,39 +266,24 @@ def describe(sc: Scenario) -> dict[str, str]:
     d: dict[str, str] = {}
     topo = sc.topology
     d["rate"] = f"{topo.bottleneck_rate_bps / 1e6:g} Mb/s"
-    if isinstance(topo, Dumbbell):
+    if hasattr(topo, "bottleneck"):
         rtt = 2 * (topo.bottleneck.delay_s + 2 * topo.access.delay_s)
         d["RTT"] = _ms(rtt)
-        q = topo.forward_queue
-    else:
-        q = topo.forward_queue
+    q = topo.forward_queue
     g = sc.traffic[0]
-    d["traffic"] = {"packmime": "web", "mah": "browsing"}.get(g.kind, g.kind)
-    if g.kind == "bulk":
-        d["flows"] = str(sc.n_flows)
-    elif isinstance(g, PackMime):
-        d["load"] = f"{g.load:g}" if g.load is not None else f"{g.rate:g}/s"
-    elif isinstance(g, Mah):
-        d["users"] = str(g.users)
-    elif g.kind == "transfers":
-        d["transfers"] = str(sc.n_flows)
+    d["traffic"] = g.EXPLORER.key if g.EXPLORER is not None else g.kind
+    name, value = g.explorer_describe()
+    d[name] = value
     tcp = sc.tcp
     d["tcp"] = tcp.variant
     d["ECN"] = "on" if tcp.ecn else "off"
     d["queue"] = q.kind
     d["limit"] = str(q.limit)
-    if q.kind == "red":
-        d.update(min_th=f"{q.min_th:g}", max_th=f"{q.max_th:g}", max_p=f"{q.max_p:g}",
-                 w_q=f"{q.w_q:g}")
-    elif q.kind == "ared":
-        d["target"] = _ms(q.target_delay_s)
-    elif q.kind in ("codel", "fq_codel"):
-        d["target"] = _ms(q.target_s)
-        d["interval"] = _ms(q.interval_s)
-    elif q.kind == "pie":
-        d["target"] = _ms(q.target_s)
+    for c in q.CONTROLS:
+        d[c.name] = c.describe(getattr(q, c.field))
     d["duration"] = f"{sc.run.duration_s:g} s"
     d["seed"] = str(sc.run.seed)
+    d["engine"] = sc.run.engine
     return d
 
 
@@ -290,9 +314,9 @@ def diff_labels(descs: list[dict[str, str]]) -> list[str]:
             labels = [f"{lab} #{i + 1}" for i, lab in enumerate(labels)]
         return labels
     # a parameter only some runs have is implied by a differing kind: skip it then
-    parent = {"flows": "traffic", "load": "traffic", "users": "traffic", "transfers": "traffic",
-              "min_th": "queue", "max_th": "queue", "max_p": "queue", "w_q": "queue",
-              "target": "queue", "interval": "queue"}
+    parent = {k.split(".", 1)[1]: "traffic" if k.split(".", 1)[0] in traffic_kinds()
+              else "queue" for k in controls()}
+    parent["transfers"] = "traffic"
     shown = []
     for k in differing:
         partial = any(k not in d for d in descs)
@@ -342,7 +366,7 @@ def summary_row(res: Any) -> dict[str, Any]:
         "fairness (Jain)": _f(s.get("jain_fairness")),
     }
     rt = response_times(res)
-    if len(rt) or res.scenario.traffic[0].kind in ("packmime", "mah"):
+    if len(rt) or res.scenario.traffic[0].n_flows == 0:
         req = res.requests
         n_after = int(req["after_warmup"].sum()) if len(req) else 0
         row["goodput (Mb/s)"] = math.nan  # web: bytes are in requests, not flows

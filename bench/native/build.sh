@@ -11,8 +11,8 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 py="${1:-$root/.venv/bin/python}"
-# Importing aqmlab.ns3.loader does not import ns-3; run from a small folder anyway.
-prefix="$(cd /tmp && "$py" -c 'from aqmlab.ns3.loader import wheel_prefix; print(wheel_prefix())')"
+# Importing aqmlab.engines.ns3.loader does not import ns-3; run from a small folder anyway.
+prefix="$(cd /tmp && "$py" -c 'from aqmlab.engines.ns3.loader import wheel_prefix; print(wheel_prefix())')"
 mkdir -p "$here/build"
 libs=()
 for m in core stats network bridge traffic-control internet point-to-point applications; do
@@ -21,6 +21,6 @@ done
 set -x
 g++ -std=c++20 -O2 ${CXXFLAGS:-} \
     -DNS3_LOG_ENABLE -DNS3_ASSERT_ENABLE -DNS3_BUILD_PROFILE_RELEASE \
-    -I"$prefix/include" -I"$root/aqmlab/ns3/cpp" \
+    -I"$prefix/include" -I"$root/aqmlab/engines/ns3/cpp" \
     "$here/dumbbell_main.cc" -o "$here/build/dumbbell_main" \
     -L"$prefix/lib64" -Wl,-rpath,"$prefix/lib64" "${libs[@]}"

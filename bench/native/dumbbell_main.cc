@@ -3,15 +3,15 @@
 // Usage: dumbbell_main SCRIPT
 //
 // SCRIPT is written by bench/record.py: the exact sequence of aqmlab::Experiment calls
-// that aqmlab's Python build (aqmlab/ns3/build.py) makes for a scenario, one call per line,
+// that aqmlab's Python build (aqmlab/engines/ns3/build.py) makes for a scenario, one call per line,
 // tab-separated (format in record.py). Replaying it against the same header-only C++
-// class (aqmlab/ns3/cpp/aqmlab.h), compiled by g++ instead of cling, gives the same
+// class (aqmlab/engines/ns3/cpp/aqmlab.h), compiled by g++ instead of cling, gives the same
 // simulation without Python; bench/bench_core.py compares the two.
 //
 // Prints one JSON object on stdout: Run() CPU seconds (Experiment::CpuSeconds), events,
 // setup wall seconds, peak RSS, and checksums (probe-queue counters summed over probes,
 // per-flow bytes_received summed and index-weighted).
-// The module headers aqmlab/ns3/loader.py parses before cppyy sees aqmlab.h, in the same
+// The module headers aqmlab/engines/ns3/loader.py parses before cppyy sees aqmlab.h, in the same
 // order: aqmlab's headers rely on them (e.g. tcp_socket.h uses ns3::StringValue without
 // including ns3/string.h, droplist_queue_disc.h uses DropTailQueue without
 // ns3/drop-tail-queue.h), which goes unnoticed under cppyy.

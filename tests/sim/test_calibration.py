@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from aqmlab.run.engine import LocalEngine
+from aqmlab.campaign.calibrate import calibrate
 from aqmlab.scenario import DropTail, Dumbbell, Link, PackMime, RunControl, Scenario, Tcp
-from aqmlab.workload.calibration import calibrate, rate_for_load
+from aqmlab.workers import Runner
+from aqmlab.workload.calibration import rate_for_load
 
 pytestmark = pytest.mark.ns3
 
@@ -27,12 +28,12 @@ def test_calibration_is_monotone_accurate_and_reproducible(tmp_path):
     (measured overhead x the model's mean payload) is the nominal one within 5 % (the fit
     is a line through the origin), the raw measured load within 35 % (30 s of
     heavy-tailed traffic); a second calibration gives the identical table (fixed seeds)."""
-    engine = LocalEngine(workers=2)
+    runner = Runner(workers=2)
     try:
-        a = calibrate(web_scenario(), [0.3, 0.6], engine=engine, out=tmp_path / "c.csv")
-        b = calibrate(web_scenario(), [0.3, 0.6], engine=engine)
+        a = calibrate(web_scenario(), [0.3, 0.6], runner=runner, out=tmp_path / "c.csv")
+        b = calibrate(web_scenario(), [0.3, 0.6], runner=runner)
     finally:
-        engine.close()
+        runner.close()
     assert a.rate.is_monotonic_increasing and a.rate.iloc[0] > 0
     print(a.to_string())
     assert a.expected_load.to_numpy() == pytest.approx([0.3, 0.6], rel=0.05)
@@ -73,7 +74,7 @@ def test_calibrate_cli_writes_the_table_next_to_the_scenario(tmp_path, capsys):
     table lands in calibration/tiny-web.csv next to the scenario, with loads 0.2 and 0.4,
     rates increasing with load, and raw measured loads within 35 % of nominal, the
     tolerance of the 30-s test above (heavy-tailed responses make short runs noisy; this
-    one measured +1 % and +19 %); the expected load, when the table has it, within 5 %."""
+    one measured +1 % and +19 %); the expected load (the fit's) within 5 %."""
     import pandas as pd
 
     from aqmlab.cli import main
@@ -83,12 +84,11 @@ def test_calibrate_cli_writes_the_table_next_to_the_scenario(tmp_path, capsys):
     assert main(["calibrate", str(path), "--loads", "20,40", "--workers", "1"]) == 0
     out = tmp_path / "calibration" / "tiny-web.csv"
     table = pd.read_csv(out)
-    assert {"load", "rate", "measured_load"} <= set(table.columns)
+    assert {"load", "rate", "measured_load", "expected_load"} <= set(table.columns)
     assert table.load.tolist() == [0.2, 0.4]
     assert table.rate.is_monotonic_increasing and table.rate.iloc[0] > 0
     assert table.measured_load.to_numpy() == pytest.approx([0.2, 0.4], rel=0.35)
-    if "expected_load" in table:
-        assert table.expected_load.to_numpy() == pytest.approx([0.2, 0.4], rel=0.05)
+    assert table.expected_load.to_numpy() == pytest.approx([0.2, 0.4], rel=0.05)
     printed = capsys.readouterr().out
     assert f"wrote {out}" in printed
     assert 'calibration = "calibration/tiny-web.csv"' in printed

@@ -1,4 +1,5 @@
-"""Worker processes: determinism across processes, crash isolation, timeouts."""
+"""``aqmlab.run``'s worker process (a Runner over the WorkerPool): determinism across
+processes, crash isolation with ns-3's message, timeouts."""
 
 from __future__ import annotations
 
@@ -8,8 +9,9 @@ import pandas as pd
 import pytest
 
 from aqmlab.errors import SimulationCrashed, SimulationTimeout
-from aqmlab.run.engine import LocalEngine
 from aqmlab.scenario import Bulk, Dumbbell, Link, Red, RunControl, Scenario, Tcp
+from aqmlab.workers import Runner
+from aqmlab.workers.worker import TEST_ABORT_ENV
 
 pytestmark = pytest.mark.ns3
 
@@ -25,13 +27,13 @@ def scenario(seed: int = 1, duration: str = "5s") -> Scenario:
 
 
 def test_same_seed_same_results_in_one_process_and_across_processes(simulate):
-    engine = LocalEngine(workers=1)
+    runner = Runner(workers=1)
     try:
-        a = engine.run(scenario(1))
-        b = engine.run(scenario(2))  # another simulation in between, same worker
-        c = engine.run(scenario(1))
+        a = runner.run(scenario(1))
+        b = runner.run(scenario(2))  # another simulation in between, same worker
+        c = runner.run(scenario(1))
     finally:
-        engine.close()
+        runner.close()
     d = simulate(scenario(1))  # this (pytest) process
     assert a.meta["pid"] == c.meta["pid"] != os.getpid()
     for table in ("flows", "queues", "links", "queue_ts"):
@@ -41,22 +43,28 @@ def test_same_seed_same_results_in_one_process_and_across_processes(simulate):
     assert not b.flows.bytes_delivered.equals(a.flows.bytes_delivered)  # seeds matter
 
 
-def test_a_crashing_worker_is_reported_and_replaced():
-    engine = LocalEngine(workers=1, warm=False)
+def test_an_ns3_abort_fails_its_run_alone_with_ns3s_message():
+    """A real ns-3 abort (NS_FATAL_ERROR) in one run raises SimulationCrashed naming the
+    run and quoting ns-3's own message; the run queued behind it still completes, on a new
+    worker."""
+    doomed = scenario(duration="2s")
+    runner = Runner(workers=1, env={TEST_ABORT_ENV: doomed.key})
     try:
-        fut = engine._executor().submit(os.abort)
-        with pytest.raises(SimulationCrashed, match="died"):
-            engine.result(scenario(), fut, engine._logdir / "none")
-        res = engine.run(scenario(duration="2s"))  # a new worker takes over
-        assert res.summary.iloc[0].events > 0
+        bad = runner.submit(doomed)
+        good = runner.submit(scenario(seed=2, duration="2s"))
+        with pytest.raises(SimulationCrashed) as err:
+            bad.result()
+        assert doomed.key in str(err.value) and "ns-3: " in str(err.value)
+        assert "died" in str(err.value)
+        assert good.result().summary.iloc[0].events > 0
     finally:
-        engine.close()
+        runner.close()
 
 
 def test_timeout_kills_the_run():
-    engine = LocalEngine(workers=1)
+    runner = Runner(workers=1)
     try:
         with pytest.raises(SimulationTimeout, match="exceeded"):
-            engine.run(scenario(duration="5000s"), timeout=3)
+            runner.run(scenario(duration="5000s"), timeout=3)
     finally:
-        engine.close()
+        runner.close()

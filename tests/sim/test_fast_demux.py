@@ -1,4 +1,4 @@
-"""FastTcpDemux (aqmlab/ns3/cpp/fast_demux.h) changes speed, never results: the same runs
+"""FastTcpDemux (aqmlab/engines/ns3/cpp/fast_demux.h) changes speed, never results: the same runs
 with ns-3's linear endpoint lookup and with the 4-tuple hash table give identical tables
 and identical event counts."""
 
@@ -17,7 +17,7 @@ EXAMPLES = Path(__file__).parents[2] / "examples"
 
 def both(simulate, scenario):
     """Results with the fast demultiplexer off, then on."""
-    from aqmlab.ns3 import native
+    from aqmlab.engines.ns3 import native
 
     cpp = native.load()
     try:
@@ -31,7 +31,7 @@ def both(simulate, scenario):
 def without_listener_path(simulate, scenario):
     """Results with connections joining the table only at their first segment and SYNs
     going through ns-3's scan (the fast demultiplexer before its listener path)."""
-    from aqmlab.ns3 import native
+    from aqmlab.engines.ns3 import native
 
     cpp = native.load()
     try:

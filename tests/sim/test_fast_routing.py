@@ -1,4 +1,4 @@
-"""FastListRouting (aqmlab/ns3/cpp/fast_routing.h), its route indexes (cpp/route_index.h)
+"""FastListRouting (aqmlab/engines/ns3/cpp/fast_routing.h), its route indexes (cpp/route_index.h)
 and DirectRx (cpp/direct_rx.h) change speed, never results: runs with ns-3's scans (each
 switched off in this process) give the same tables and event counts as with them, on
 routers with many interfaces, on a chain of routers, and under two-way web traffic; the
@@ -26,7 +26,7 @@ TIMING = ["run_cpu_s", "wall_s"]
 
 def with_switches(simulate, scenario, routing: bool, rx: bool):
     """Results of `scenario` with the two speed-ups set so (both back on afterwards)."""
-    from aqmlab.ns3 import native
+    from aqmlab.engines.ns3 import native
 
     cpp = native.load()
     try:
@@ -61,7 +61,7 @@ def many_hosts() -> Scenario:
 def test_router_fanout_identical(simulate):
     """Each speed-up alone and both together simulate ns-3's run; the route memo answers
     almost every packet (one miss per node and destination)."""
-    from aqmlab.ns3 import native
+    from aqmlab.engines.ns3 import native
 
     hits = native.load().FastListRouting.Hits
     sc = many_hosts()
@@ -80,7 +80,7 @@ def test_route_indexes_agree_with_ns3(simulate):
     """In verify mode every first lookup of a destination asks both the index and the
     protocol: no disagreement on a 151-interface router, a chain of four routers, or the
     web dumbbell; and runs with indexes give ns-3's tables."""
-    from aqmlab.ns3 import native
+    from aqmlab.engines.ns3 import native
 
     cpp = native.load()
     lot = Scenario.load(EXAMPLES / "parking_lot.toml").replace(

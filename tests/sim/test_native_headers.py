@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from aqmlab.ns3.native import cpp_dir
+from aqmlab.engines.ns3.native import cpp_dir
 
 pytestmark = pytest.mark.ns3
 
@@ -19,7 +19,7 @@ HEADERS = sorted(p.name for p in cpp_dir().glob("*.h"))
 @pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")
 @pytest.mark.parametrize("header", HEADERS)
 def test_each_header_compiles_standalone(tmp_path, header):
-    from aqmlab.ns3.loader import wheel_prefix
+    from aqmlab.engines.ns3.loader import wheel_prefix
 
     src = tmp_path / "tu.cc"
     src.write_text(f'#include "{header}"\nint main() {{ return 0; }}\n')

@@ -1,4 +1,4 @@
-"""The object-system memos (aqmlab/ns3/cpp/object_memo.cc) change speed, never results: the
+"""The object-system memos (aqmlab/engines/ns3/cpp/object_memo.cc) change speed, never results: the
 wheel's own object construction and trace connections bind to them, and a process without
 them (AQMLAB_FAST_CONSTRUCT=0 AQMLAB_TRACE_MEMO=0: ns-3's scans) simulates the same runs."""
 
@@ -31,7 +31,7 @@ def browsing() -> Scenario:
 def test_wheel_calls_bind_to_the_memos(simulate):
     """Objects built and traces connected inside the wheel (sockets, buffers, TCP options)
     go through the memos: nonzero counts prove the interposition."""
-    from aqmlab.ns3 import native, object_memo
+    from aqmlab.engines.ns3 import native, object_memo
 
     native.load()
     if not object_memo.active():

@@ -24,7 +24,7 @@ TIMING = ["run_cpu_s", "wall_s"]
 
 def both(simulate, scenario):
     """Results with the three speed-ups off, then on."""
-    from aqmlab.ns3 import native
+    from aqmlab.engines.ns3 import native
 
     cpp = native.load()
     switches = (cpp.SetFastAttributes, cpp.SetRawHeaders, cpp.SetFillOnce)

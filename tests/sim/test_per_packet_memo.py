@@ -1,5 +1,5 @@
 """TCP options built directly and transmission times remembered
-(aqmlab/ns3/cpp/per_packet_memo.cc, in the socket-tables library) change speed, never
+(aqmlab/engines/ns3/cpp/per_packet_memo.cc, in the socket-tables library) change speed, never
 results: the wheel's header deserialization and point-to-point devices go through them, and
 a process without them (AQMLAB_FAST_OPTIONS=0 AQMLAB_TX_TIME_MEMO=0) simulates the same run."""
 
@@ -27,7 +27,7 @@ def browsing() -> Scenario:
 
 
 def test_identical_without_the_memo(simulate, tmp_path):
-    from aqmlab.ns3 import native, socket_tables
+    from aqmlab.engines.ns3 import native, socket_tables
 
     native.load()
     if not socket_tables.active():

@@ -5,8 +5,8 @@ malloc) and simulate the variants one after another in opposite orders, so heap 
 differ between them and each run follows a different history: a read of uninitialised
 memory, or state left over by the previous simulation, shows up as a difference. This
 caught ns-3 3.44's TcpCubic copy constructor leaving TcpFriendliness unset on accepted
-sockets (aqmlab/ns3/cpp/tcp_socket.h, AqmTcpSocket::Fork). It also shows that the
-allocator changes speed, never results (aqmlab.run.allocator)."""
+sockets (aqmlab/engines/ns3/cpp/tcp_socket.h, AqmTcpSocket::Fork). It also shows that the
+allocator changes speed, never results (aqmlab.workers.allocator)."""
 
 from __future__ import annotations
 
@@ -15,12 +15,13 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from aqmlab.run import allocator
-from aqmlab.run.pool import WorkerPool
-from aqmlab.scenario import Scenario
-from aqmlab.scenario.tcp import TCP_VARIANTS
+from aqmlab.scenario import TCP_VARIANTS, Scenario
+from aqmlab.workers import allocator
+from aqmlab.workers.pool import WorkerPool
 
 pytestmark = pytest.mark.ns3
+
+VARIANTS = tuple(TCP_VARIANTS)  # every registered variant, in registry order
 EXAMPLES = Path(__file__).parents[2] / "examples"
 TIMING = ["run_cpu_s", "wall_s", "build_wall_s"]
 
@@ -44,7 +45,7 @@ def simulate_in_pools() -> dict[str, dict[str, object]]:
     pools = {heap: WorkerPool(1, env={allocator.ENV: heap}) for heap in ("mimalloc", "system")}
     out: dict[str, dict[str, object]] = {heap: {} for heap in pools}
     try:
-        for heap, order in (("mimalloc", TCP_VARIANTS), ("system", TCP_VARIANTS[::-1])):
+        for heap, order in (("mimalloc", VARIANTS), ("system", VARIANTS[::-1])):
             for variant in order:
                 pools[heap].submit(variant, overloaded_web(variant).to_dict())
         while any(pool.pending for pool in pools.values()):
@@ -71,7 +72,7 @@ def test_the_two_workers_ran_on_different_allocators(runs):
     assert len({r.meta["pid"] for r in runs["mimalloc"].values()}) == 1  # one process each
 
 
-@pytest.mark.parametrize("variant", TCP_VARIANTS)
+@pytest.mark.parametrize("variant", VARIANTS)
 def test_same_scenario_same_results_in_two_workers(variant, runs):
     a, b = runs["mimalloc"][variant], runs["system"][variant]
     assert len(a.requests) > 1000  # enough connections (and forks) to catch a stray read

@@ -1,4 +1,4 @@
-"""The O(1) socket bookkeeping (aqmlab/ns3/cpp/socket_tables.cc) changes speed, never
+"""The O(1) socket bookkeeping (aqmlab/engines/ns3/cpp/socket_tables.cc) changes speed, never
 results: a run in a process without it (AQMLAB_SOCKET_TABLES=0, ns-3's own scans) gives the
 same tables and event count as with it, and the wheel's own calls do bind to it."""
 
@@ -40,7 +40,7 @@ def run_in_child(scenario: Scenario, out: Path, tables: bool) -> None:
 def test_wheel_calls_bind_to_the_socket_tables(simulate):
     """Endpoints are allocated and freed only inside the wheel (TcpSocketBase ->
     TcpL4Protocol -> Ipv4EndPointDemux): nonzero counts there mean interposition works."""
-    from aqmlab.ns3 import native, socket_tables
+    from aqmlab.engines.ns3 import native, socket_tables
 
     native.load()  # ns-3 and, before it, the socket tables
     if not socket_tables.active():

@@ -1,4 +1,4 @@
-"""The SPF link-record index (aqmlab/ns3/cpp/spf_index.cc, in the socket-tables library)
+"""The SPF link-record index (aqmlab/engines/ns3/cpp/spf_index.cc, in the socket-tables library)
 changes the set-up's speed, never the routes: global routing uses it while it computes the
 routes of a parking lot, and a process without it (AQMLAB_SPF_INDEX=0) simulates the
 same run."""
@@ -27,7 +27,7 @@ def parking_lot() -> Scenario:
 
 
 def test_routes_identical_without_the_index(simulate, tmp_path):
-    from aqmlab.ns3 import native, socket_tables
+    from aqmlab.engines.ns3 import native, socket_tables
 
     native.load()
     if not socket_tables.active():

@@ -13,8 +13,8 @@ import pandas as pd
 import pytest
 
 from aqmlab.campaign import Store, Sweep, sweep
-from aqmlab.run.worker import TEST_ABORT_ENV
 from aqmlab.scenario import Bulk, Dumbbell, Link, Red, RunControl, Scenario
+from aqmlab.workers.worker import TEST_ABORT_ENV
 
 pytestmark = pytest.mark.ns3
 

@@ -128,7 +128,7 @@ def test_client_ports_are_not_reused_while_their_socket_lives():
     Bind does not see connected sockets: reusing one of their ports made a second endpoint
     with the same 4-tuple, an NS_FATAL 'Too many endpoints' 430 s into a two-way run),
     hands out 0 when all are taken, and reuses a port once released."""
-    from aqmlab.ns3 import native
+    from aqmlab.engines.ns3 import native
 
     pool = native.load().PortPool()
     pool.lo, pool.hi, pool.next = 20000, 20003, 20000

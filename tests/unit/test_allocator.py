@@ -1,4 +1,4 @@
-"""Choosing the simulation processes' allocator (aqmlab.run.allocator): what
+"""Choosing the simulation processes' allocator (aqmlab.workers.allocator): what
 AQMLAB_ALLOCATOR accepts, how LD_PRELOAD is composed, and that os.environ is restored."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import sys
 
 import pytest
 
-from aqmlab.run import allocator
-from aqmlab.run.pool import WorkerPool
+from aqmlab.workers import allocator
+from aqmlab.workers.pool import WorkerPool
 
 
 def test_system_means_no_preload():

@@ -24,7 +24,10 @@ def table(tmp_path):
 
 
 def group(table: str, **kw) -> PackMime:
-    return PackMime(senders=[0], receivers=[0], load=0.8, calibration=table, **kw)
+    """The group with its rate read from ``table`` (construction reads no file)."""
+    g = PackMime(senders=[0], receivers=[0], load=0.8, calibration=table, **kw)
+    assert g.rate is None
+    return g.resolved()
 
 
 def test_expected_basis_reads_the_load_column(table):

@@ -14,8 +14,8 @@ from aqmlab.campaign import Store, StoreWarning, estimate_cost, sweep
 from aqmlab.campaign.executors import Job
 from aqmlab.errors import StoreError
 from aqmlab.results.results import Results
-from aqmlab.run.pool import Outcome
 from aqmlab.scenario import Bulk, Dumbbell, RunControl, Scenario
+from aqmlab.workers.pool import Outcome
 
 
 def base() -> Scenario:

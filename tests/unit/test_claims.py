@@ -1,4 +1,5 @@
-"""The claim-table machinery, study profiles and the pure helpers the studies use (no ns-3)."""
+"""The claim verdicts, ClaimTable and the pure helpers the studies use (no ns-3); the
+declared tables and typed profiles: test_study_framework.py and test_study_tables.py."""
 
 from __future__ import annotations
 
@@ -9,10 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from aqmlab.studies import STUDIES, load_study
 from aqmlab.studies.claims import NO_DATA, NOT_TESTED, Claim, ClaimTable, check_ordering
 from aqmlab.studies.common import arms_zip, cdf_grid, crossings, share_faster, stack
-from aqmlab.studies.profiles import PROFILE_NAMES, PROFILES, get
 
 
 def claim(kind: str, paper, measured, tol: float = 0.0, **kw) -> Claim:
@@ -144,28 +143,22 @@ def test_an_interim_table_says_so_in_its_notes_summary_and_counts(tmp_path):
     assert saved["interim"] == t.interim and saved["yes"] == 1
 
 
-def test_every_study_has_three_profiles_and_the_notebook_interface():
-    assert set(PROFILES) == set(STUDIES.values())
-    for name in STUDIES:
-        mod = load_study(name)
-        for prof in PROFILE_NAMES:
-            p = mod.profile(prof)
-            assert p.seeds and all(isinstance(s, int) for s in p.seeds)
-        assert callable(mod.run) and callable(mod.claims) and mod.FIGURES
+def test_profile_overrides_and_which_claims_a_profile_decides():
+    from aqmlab.studies import ecn_bulk, tail_drop
 
-
-def test_profile_overrides_and_checks():
-    p = get("ecn_bulk", "quick", qls=[8, 64], seeds=None)
-    assert p.qls == [8, 64] and p.seeds == [1]
+    p = ecn_bulk.profile("quick", qls=[8, 64], seeds=None)
+    assert p.qls == (8, 64) and p.seeds == (1,)
     with pytest.raises(KeyError, match="has no parameter 'bogus'"):
-        get("ecn_bulk", "quick", bogus=1)
+        ecn_bulk.profile("quick", bogus=1)
     with pytest.raises(ValueError, match="unknown profile"):
-        get("ecn_bulk", "huge")
-    q = get("tail_drop", "quick")
-    assert q.tests("C-98-short-small-q") and q.tests("C-drops-vs-qlen-98")  # wildcard
-    assert not q.tests("C-B4-98-120-median")
-    assert not get("tail_drop", "tiny").tests("C-98-short-small-q")
-    assert get("tail_drop", "full").tests("anything")
+        ecn_bulk.profile("huge")
+    with pytest.raises(ValueError, match="unknown scheme\\(s\\) \\['red'\\]"):
+        ecn_bulk.profile("quick", schemes=["dt", "red"])
+    profiles = {c.id: c.profiles for c in tail_drop.CLAIMS.specs()}
+    assert profiles["C-98-short-small-q"] == ("quick", "full")
+    assert profiles["C-drops-vs-qlen-{load}"] == ("quick", "full")  # every load's instance
+    assert profiles["C-B4-{load}-{qlen}-median"] == ("full",)
+    assert not any("tiny" in p for p in profiles.values())
 
 
 def test_crossings_and_share_faster():
@@ -252,7 +245,7 @@ def test_multiple_bottlenecks_repeats_its_claims_per_reading(tmp_path):
                                  "ared_mode": mode if name == "sack-ecn-ared" else ""})
     data = {"routers": pd.DataFrame(rows)}
     p = mb.profile("full")
-    assert p.cross_loads == [0.15, 0.075] and p.ared_modes == ["packet", "byte"]
+    assert p.cross_loads == (0.15, 0.075) and p.ared_modes == ("packet", "byte")
     t = mb.claims(data, p)
     assert len(t) == 52
     assert t["V-drops-peak-ared"].reproduced == "no"        # 15 %, packet: peak at R1

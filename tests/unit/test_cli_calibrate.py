@@ -57,20 +57,13 @@ def web_scenario(**changes) -> Scenario:
 @pytest.fixture
 def fake(monkeypatch):
     """Replace the engine and the calibration; record what the CLI passes."""
-    import aqmlab.run.engine
-    import aqmlab.workload.calibration as cal
+    import aqmlab.campaign.calibrate as cal
 
     seen: dict = {}
 
-    class Engine:
-        def __init__(self, workers=None, warm=True):
-            seen["workers"] = workers
-
-        def close(self):
-            seen["closed"] = True
-
-    def calibrate(scenario, loads, group=0, engine=None, out=None):
-        seen.update(scenario=scenario, loads=list(loads), group=group, engine=engine, out=out)
+    def calibrate(scenario, loads, group=0, runner=None, workers=None, out=None):
+        seen.update(scenario=scenario, loads=list(loads), group=group, workers=workers,
+                    out=out)
         table = pd.DataFrame({"load": loads, "rate": [100 * x for x in loads],
                               "measured_load": [x + 0.01 for x in loads],
                               "expected_load": loads})
@@ -78,7 +71,6 @@ def fake(monkeypatch):
         table.to_csv(out, index=False)
         return table
 
-    monkeypatch.setattr(aqmlab.run.engine, "LocalEngine", Engine)
     monkeypatch.setattr(cal, "calibrate", calibrate)
     return seen
 
@@ -89,7 +81,6 @@ def test_cli_passes_loads_group_engine_and_default_out(fake, tmp_path, capsys):
     assert main(["calibrate", str(path), "--loads", "50,80", "--group", "1",
                  "--workers", "1"]) == 0
     assert fake["loads"] == [0.5, 0.8] and fake["group"] == 1 and fake["workers"] == 1
-    assert fake["closed"]
     assert fake["out"] == tmp_path / "calibration" / "tiny_web.csv"
     assert fake["scenario"].run.duration == "60s"  # no --duration: the scenario's own
     assert fake["scenario"].run.stop_after_responses == 100

@@ -5,8 +5,12 @@ from __future__ import annotations
 import pytest
 
 from aqmlab.errors import ScenarioError
-from aqmlab.ns3.mapping import queue_config
 from aqmlab.scenario import DropTail, Dumbbell, Scenario
+
+
+def queue_config(q, rate_bps, delay_s):
+    """The ns-3 queue disc a queue kind maps to (its ``ns3`` method)."""
+    return q.ns3(rate_bps, delay_s)
 
 
 def test_drop_packets_defaults_to_none_and_plain_fifo():

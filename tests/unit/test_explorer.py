@@ -14,16 +14,17 @@ import aqmlab
 from aqmlab.errors import ScenarioError
 from aqmlab.scenario import Mah, PackMime, Scenario
 from aqmlab.widgets import Explorer, RunRecord, compare
+from aqmlab.widgets.explorer import _control_for
 from aqmlab.widgets.model import (
-    QUEUE_KINDS,
-    QUEUE_PARAMS,
-    TCP_CHOICES,
     Settings,
     build_scenario,
     check,
+    controls,
     describe,
     diff_labels,
+    queue_kinds,
     summary_row,
+    tcp_choices,
 )
 
 # -- building scenarios ---------------------------------------------------------------------
@@ -42,32 +43,39 @@ def test_default_settings_build_a_bulk_dumbbell():
     assert Scenario.from_toml(sc.to_toml()).key == sc.key  # a plain, serialisable scenario
 
 
-@pytest.mark.parametrize("kind", list(QUEUE_KINDS))
+@pytest.mark.parametrize("kind", list(queue_kinds()))
 def test_every_queue_kind_builds_with_its_parameters(kind):
-    s = Settings(queue=kind, ecn=True, min_th=10, max_th=40, max_p=0.05, w_q=0.01,
-                 ared_target_ms=7, codel_target_ms=3, codel_interval_ms=50, pie_target_ms=20,
-                 limit=200)
+    """Every registered queue kind is offered, and each of its controls sets its field:
+    the widget's number (moved off its default) comes back from the built scenario."""
+    cls = queue_kinds()[kind]
+    changed = {f"{kind}.{c.name}": (c.default + c.step if c.default + c.step <= c.hi
+                                    else c.default - c.step) for c in cls.CONTROLS}
+    if kind == "red":
+        changed.update({"red.min_th": 10, "red.max_th": 40})
+    s = Settings(changed, queue=kind, ecn=True, limit=200)
     q = build_scenario(s).topology.forward_queue
     assert q.kind == kind and q.limit == "200p"
-    if kind == "red":
-        assert (q.min_th, q.max_th, q.max_p, q.w_q, q.ecn) == (10, 40, 0.05, 0.01, True)
-    elif kind == "ared":
-        assert q.target_delay_s == pytest.approx(0.007) and q.ecn
-    elif kind in ("codel", "fq_codel"):
-        assert q.target_s == pytest.approx(0.003) and q.interval_s == pytest.approx(0.05)
-    elif kind == "pie":
-        assert q.target_s == pytest.approx(0.020)
-    else:
-        assert not q.ecn  # drop-tail never marks
+    assert q.ecn == cls.MARKS  # drop-tail never marks
+    for c in cls.CONTROLS:
+        assert c.to_field(changed[f"{kind}.{c.name}"]) == getattr(q, c.field)
+    assert cls.LABEL and s.selected_params() == [*changed, "bulk.flows"]
+
+
+def test_red_parameters_reach_the_queue():
+    s = Settings(queue="red", ecn=True, min_th=10, max_th=40, max_p=0.05, w_q=0.01)
+    q = build_scenario(s).topology.forward_queue
+    assert (q.min_th, q.max_th, q.max_p, q.w_q, q.ecn) == (10, 40, 0.05, 0.01, True)
+    q = build_scenario(Settings(queue="codel", target=3, interval=50)).topology.forward_queue
+    assert q.target_s == pytest.approx(0.003) and q.interval_s == pytest.approx(0.05)
 
 
 def test_only_the_selected_queue_kinds_parameters_change_the_scenario():
     base = Settings(queue="codel")
     assert build_scenario(base.replace(min_th=1, max_th=2)).key == build_scenario(base).key
-    assert build_scenario(base.replace(codel_target_ms=9)).key != build_scenario(base).key
+    assert build_scenario(base.replace(target=9)).key != build_scenario(base).key
 
 
-@pytest.mark.parametrize("variant", TCP_CHOICES)
+@pytest.mark.parametrize("variant", tcp_choices())
 def test_tcp_variants(variant):
     s = Settings(variant=variant, ecn=variant == "dctcp")
     tcp = build_scenario(s).tcp
@@ -107,7 +115,8 @@ def test_fast_links_get_faster_access_links():
     (Settings(queue="red", min_th=20, max_th=15), "topology.forward_queue.min_th", "max_th"),
     (Settings(queue="red", limit=10, max_th=15), "topology.forward_queue.limit", "max_th"),
     (Settings(queue="red", max_p=0), "topology.forward_queue.max_p", "max_p"),
-    (Settings(queue="codel", codel_target_ms=0), "topology.forward_queue.target", "target"),
+    (Settings(queue="codel", target=0), "topology.forward_queue.target", "target"),
+    (Settings(queue="pie", target=0), "topology.forward_queue.target", "target"),
     (Settings(limit=2), "topology.forward_queue.limit", "3 packets"),
     (Settings(rtt_ms=3), "rtt_ms", "RTT"),
     (Settings(traffic="web", load=0), "load", "load"),
@@ -119,6 +128,26 @@ def test_invalid_combinations_are_explained(settings, field, words):
     assert words in chk.error
     with pytest.raises(ScenarioError):
         build_scenario(settings)
+
+
+@pytest.mark.parametrize(("settings", "control"), [
+    (Settings(queue="pie", target=0), "pie.target"),
+    (Settings(queue="codel", target=0), "codel.target"),
+    (Settings(queue="red", min_th=20, max_th=15), "red.min_th"),
+    (Settings(traffic="web", load=0), "web.load"),
+    (Settings(variant="dctcp", ecn=False), "ecn"),
+])
+def test_an_error_names_the_selected_kinds_control(settings, control):
+    """A ScenarioError on a queue field goes to the selected queue's control (PIE's
+    ``target`` to PIE's, not CoDel's)."""
+    assert _control_for(check(settings).field, settings) == control
+
+
+def test_unknown_or_ambiguous_control_names_are_refused():
+    with pytest.raises(KeyError, match="no control 'buffer'"):
+        Settings(buffer=3)
+    with pytest.raises(KeyError, match="no control 'target'"):
+        Settings(queue="red", target=3)  # several kinds have one, RED has none
 
 
 def test_surprising_but_valid_combinations_get_a_note():
@@ -182,13 +211,15 @@ def test_only_the_relevant_controls_are_shown():
     def shown(name):
         return ex.controls[name].layout.display != "none"
 
-    assert shown("flows") and not shown("load") and not shown("users")
-    assert not any(shown(p) for ps in QUEUE_PARAMS.values() for p in ps)
+    queue_controls = [k for k in controls() if k.split(".")[0] in queue_kinds()]
+    assert shown("bulk.flows") and not shown("web.load") and not shown("browsing.users")
+    assert not any(shown(k) for k in queue_controls)
     ex.set(queue="red", traffic="web")
-    assert all(shown(p) for p in QUEUE_PARAMS["red"]) and not shown("pie_target_ms")
-    assert shown("load") and not shown("flows") and ex.web_note.layout.display != "none"
+    assert all(shown(k) == k.startswith("red.") for k in queue_controls)
+    assert shown("web.load") and not shown("bulk.flows")
+    assert ex.web_note.layout.display != "none"
     ex.set(queue="fq_codel")
-    assert shown("codel_target_ms") and shown("codel_interval_ms") and not shown("max_p")
+    assert shown("fq_codel.target") and shown("fq_codel.interval") and not shown("red.max_p")
     assert shown("limit") and shown("rate_mbps") and shown("duration_s")
 
 

@@ -1,4 +1,4 @@
-"""Building and choosing an interposed library (aqmlab/ns3/interposer.py, used by
+"""Building and choosing an interposed library (aqmlab/engines/ns3/interposer.py, used by
 object_memo.py); whether results stay identical is tests/sim/test_object_memo.py."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from aqmlab.ns3 import object_memo
+from aqmlab.engines.ns3 import object_memo
 
 
 @pytest.fixture
@@ -31,7 +31,7 @@ def test_not_loaded_when_every_switch_is_off(fresh, monkeypatch):
 
 
 def test_a_failed_compile_warns(fresh, monkeypatch):
-    from aqmlab.ns3.loader import wheel_prefix
+    from aqmlab.engines.ns3.loader import wheel_prefix
 
     lib, cache = fresh
     monkeypatch.setenv("CXX", "false")  # a "compiler" that always fails
@@ -43,7 +43,7 @@ def test_a_failed_compile_warns(fresh, monkeypatch):
 @pytest.mark.skipif(shutil.which("g++") is None or shutil.which("nm") is None,
                     reason="needs g++ and nm")
 def test_library_exports_only_the_interposed_members(fresh):
-    from aqmlab.ns3.loader import wheel_prefix
+    from aqmlab.engines.ns3.loader import wheel_prefix
 
     lib, cache = fresh
     path = lib.library_path(wheel_prefix(), "3.44")

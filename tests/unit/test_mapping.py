@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from aqmlab.ns3.mapping import queue_config, tcp_config
 from aqmlab.scenario import Ared, CoDel, DropTail, FqCoDel, Pie, Red, Tcp
+
+
+def queue_config(q, rate_bps, delay_s):
+    """The ns-3 queue disc a queue kind maps to (its ``ns3`` method)."""
+    return q.ns3(rate_bps, delay_s)
 
 
 def attrs(cfg):
@@ -75,9 +79,9 @@ def test_modern_aqms_map_to_their_ns3_types(spec, type_id):
 
 
 def test_tcp_defaults_are_ns2_like():
-    cfg = tcp_config(Tcp())
+    cfg = Tcp().ns3()
     a = attrs(cfg)
-    assert cfg.congestion == "ns3::TcpNewReno" and cfg.reno
+    assert cfg.congestion == "aqmlab::TcpNs2NewReno" and cfg.reno  # ca_increase "exact"
     assert cfg.recovery == "ns3::TcpClassicRecovery"
     assert a["SegmentSize"] == "1000" and a["InitialCwnd"] == "2"
     assert a["DelAckCount"] == "1" and a["Timestamp"] == "false" and a["Sack"] == "false"
@@ -86,9 +90,9 @@ def test_tcp_defaults_are_ns2_like():
 
 
 @pytest.mark.parametrize("variant,cc,sack", [
-    ("sack", "ns3::TcpNewReno", "true"), ("newreno", "ns3::TcpNewReno", "false"),
+    ("sack", "aqmlab::TcpNs2NewReno", "true"), ("newreno", "aqmlab::TcpNs2NewReno", "false"),
     ("cubic", "ns3::TcpCubic", "true"), ("bbr", "ns3::TcpBbr", "true"),
 ])
 def test_tcp_variants(variant, cc, sack):
-    cfg = tcp_config(Tcp(variant=variant))
+    cfg = Tcp(variant=variant).ns3()
     assert cfg.congestion == cc and attrs(cfg)["Sack"] == sack and not cfg.reno

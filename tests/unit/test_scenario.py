@@ -105,7 +105,8 @@ def parking_lot_scenario() -> Scenario:
 
 
 def test_queue_defaults_and_registry() -> None:
-    assert set(QUEUES) == {"droptail", "red", "ared", "codel", "fq_codel", "pie"}
+    assert {"droptail", "red", "ared", "codel", "fq_codel", "pie", "fq_pie"} <= set(QUEUES)
+    assert list(QUEUES)[:2] == ["droptail", "red"]  # the classic kinds lead menus
     assert DropTail().limit == "100p" and DropTail().ecn is False
     assert Red().to_dict()["kind"] == "red"
     assert FqCoDel().ecn is True and CoDel().ecn is False

@@ -1,4 +1,4 @@
-"""Building and choosing the socket-tables library (aqmlab/ns3/socket_tables.py); whether
+"""Building and choosing the socket-tables library (aqmlab/engines/ns3/socket_tables.py); whether
 results stay identical is tests/sim/test_socket_tables.py."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from aqmlab.ns3 import socket_tables
+from aqmlab.engines.ns3 import socket_tables
 
 
 @pytest.fixture
@@ -28,7 +28,7 @@ def test_switched_off_by_the_environment(unloaded, monkeypatch):
 
 
 def test_a_failed_compile_warns_and_leaves_ns3_alone(unloaded, monkeypatch):
-    from aqmlab.ns3.loader import wheel_prefix
+    from aqmlab.engines.ns3.loader import wheel_prefix
 
     monkeypatch.setenv("CXX", "false")  # a "compiler" that always fails
     with pytest.warns(RuntimeWarning, match="could not compile"):
@@ -39,7 +39,7 @@ def test_a_failed_compile_warns_and_leaves_ns3_alone(unloaded, monkeypatch):
 @pytest.mark.skipif(shutil.which("g++") is None or shutil.which("nm") is None,
                     reason="needs g++ and nm")
 def test_library_exports_only_the_interposed_members(unloaded):
-    from aqmlab.ns3.loader import wheel_prefix
+    from aqmlab.engines.ns3.loader import wheel_prefix
 
     path = socket_tables.library_path(wheel_prefix(), "3.44")
     assert path is not None and path.is_relative_to(unloaded)

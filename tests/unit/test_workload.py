@@ -548,7 +548,7 @@ def test_workload_never_imports_ns3():
     code = (
         "import sys, aqmlab.workload as w\n"
         "w.PackMimeWorkload().generate(10, 5); w.MahWorkload().generate(2, 60)\n"
-        "print(','.join(m for m in ('ns', 'cppyy', 'aqmlab.ns3') if m in sys.modules))\n"
+        "print(','.join(m for m in ('ns', 'cppyy', 'aqmlab.engines.ns3') if m in sys.modules))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          cwd="/tmp")

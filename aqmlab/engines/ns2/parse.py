@@ -1,0 +1,359 @@
+"""ns-2's output files -> :class:`~aqmlab.results.raw.RawRun` columns (NumPy, no per-line
+Python loops over traces).
+
+Column meanings follow the ns-3 engine (aqmlab/engines/ns3/cpp/flow_stats.h, probes.h); where
+ns-2 counts differently the module docstring of :mod:`aqmlab.engines.ns2` says how.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from aqmlab.engines.ns2 import mapping
+from aqmlab.plan import Plan
+from aqmlab.results.raw import FLOW_COLUMNS, QUEUE_COLUMNS, RawRun
+
+TRACE_COLUMNS = ["ev", "time", "src", "dst", "ptype", "size", "flags", "fid", "saddr",
+                 "daddr", "seqno", "uid", "ackno", "tcpflags", "hlen", "salen"]
+TH_SYN = 0x02
+_HEX_SYN = {f"{d:x}": bool(d & TH_SYN) for d in range(16)}
+
+
+def read_rows(path: Path, ncols: int) -> np.ndarray:
+    """A whitespace-separated numeric file as a (rows, ncols) array (0 rows if empty)."""
+    if not path.exists() or path.stat().st_size == 0:
+        return np.zeros((0, ncols))
+    a = np.loadtxt(path, ndmin=2)
+    return a.reshape(-1, ncols) if a.size else np.zeros((0, ncols))
+
+
+def read_trace(path: Path, tcp_header: bool = True) -> pd.DataFrame:
+    """An ns-2 packet trace (drop or dequeue events), with ``show_tcphdr_ 1`` or without
+    (then the TCP columns are absent: no SYN flag)."""
+    names = TRACE_COLUMNS if tcp_header else TRACE_COLUMNS[:12]
+    if not path.exists() or path.stat().st_size == 0:
+        tr = pd.DataFrame({c: [] for c in names})
+    else:
+        tr = pd.read_csv(path, sep=" ", header=None, names=names, usecols=range(len(names)),
+                         engine="c", dtype={"ptype": str, "flags": str, "saddr": str,
+                                            "daddr": str, "tcpflags": str})
+    if not tcp_header:
+        tr = tr.assign(ackno=0, tcpflags="0x0", hlen=0, salen=0)
+    return tr
+
+
+def read_ave(path: Path) -> np.ndarray:
+    """RED's variable trace ``a <time> <ave>`` as (time, ave) rows."""
+    if not path.exists() or path.stat().st_size == 0:
+        return np.zeros((0, 2))
+    return pd.read_csv(path, sep=" ", header=None, usecols=[1, 2], engine="c",
+                       dtype=float).to_numpy()
+
+
+@dataclass
+class Meta:
+    warm_s: float | None
+    end_s: float
+
+
+def read_meta(path: Path) -> Meta:
+    warm, end = None, 0.0
+    for line in path.read_text().split("\n"):
+        parts = line.split()
+        if len(parts) == 2:
+            if parts[0] == "warm":
+                warm = float(parts[1])
+            elif parts[0] == "end":
+                end = float(parts[1])
+    return Meta(warm, end)
+
+
+@dataclass
+class Probes:
+    """Probed queues in plan order: names, link rates, their ns-2 configuration."""
+
+    names: list[str]
+    rates: np.ndarray
+    nodes: list[tuple[int, int]]
+    configs: list[mapping.QueueConfig]
+    limits: list[float]
+
+    @classmethod
+    def of(cls, plan: Plan) -> Probes:
+        names, rates, nodes, configs, limits = [], [], [], [], []
+        for link in plan.links:
+            for d, (a, b) in enumerate(((link.a, link.b), (link.b, link.a))):
+                if link.probes[d]:
+                    cfg = mapping.queue_config(link.queues[d], link.rate_bps)
+                    names.append(link.probes[d])
+                    rates.append(link.rate_bps)
+                    nodes.append((a, b))
+                    configs.append(cfg)
+                    limits.append(float(dict(cfg.settings)["limit_"]))
+        return cls(names, np.asarray(rates, float), nodes, configs, limits)
+
+    def index(self, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
+        """Probe index of trace rows by their link's end nodes (-1 if none)."""
+        out = np.full(len(src), -1)
+        for p, (a, b) in enumerate(self.nodes):
+            out[(src == a) & (dst == b)] = p
+        return out
+
+
+@dataclass
+class Events:
+    """Per-packet facts of a trace, as arrays aligned with its rows."""
+
+    time: np.ndarray
+    probe: np.ndarray
+    fid: np.ndarray  # the flow's row (bulk flows, then web connections), -1 if none
+    data: np.ndarray  # carries payload
+    syn: np.ndarray
+    ect: np.ndarray
+    ce: np.ndarray
+    early: np.ndarray
+    uid: np.ndarray
+
+    @classmethod
+    def of(cls, tr: pd.DataFrame, probes: Probes, rows_of, hdr_of_row: np.ndarray) -> Events:
+        """``rows_of(fids)``: flow rows of flow ids (-1 if none)."""
+        fid = rows_of(tr["fid"].to_numpy(dtype=np.int64))
+        known = fid >= 0
+        hdr = np.full(len(fid), float(mapping.HEADER_BYTES))
+        hdr[known] = hdr_of_row[fid[known]]
+        size = tr["size"].to_numpy(dtype=np.int64)
+        flags = tr["flags"].astype(str)
+        # TCP flags are printed in hex; SYN (0x02) lives in the last digit
+        last = tr["tcpflags"].astype(str).str[-1].map(_HEX_SYN).fillna(False)
+        ptype = tr["ptype"].astype(str).to_numpy()
+        one_way_syn = (ptype == "tcp") & (tr["seqno"].to_numpy() == 0) & (size <= hdr)
+        return cls(
+            time=tr["time"].to_numpy(dtype=float),
+            probe=probes.index(tr["src"].to_numpy(), tr["dst"].to_numpy()),
+            fid=fid,
+            data=size > hdr,
+            syn=last.to_numpy(dtype=bool) | one_way_syn,
+            ect=flags.str[6].to_numpy() == "N",
+            ce=flags.str[4].to_numpy() == "E",
+            early=tr["ev"].astype(str).to_numpy() == "e",
+            uid=tr["uid"].to_numpy(dtype=np.int64),
+        )
+
+
+def count_by(keys: np.ndarray, n: int, mask: np.ndarray) -> np.ndarray:
+    """How many rows with ``mask`` have each key 0..n-1."""
+    k = keys[mask & (keys >= 0)]
+    return np.bincount(k, minlength=n)[:n].astype(float)
+
+
+def split_time(ev: Events, warm: float | None):
+    """(all rows, rows up to the warm-up snapshot) masks."""
+    everything = np.ones(len(ev.time), bool)
+    before = ev.time <= warm if warm is not None else np.zeros(len(ev.time), bool)
+    return everything, before
+
+
+def first_marks(deque: Events) -> np.ndarray:
+    """Rows where a packet is seen CE-marked for the first time (the marking probe)."""
+    ce = np.flatnonzero(deque.ce)
+    if not len(ce):
+        return np.zeros(len(deque.time), bool)
+    order = ce[np.lexsort((deque.time[ce], deque.uid[ce]))]
+    first = np.ones(len(order), bool)
+    first[1:] = deque.uid[order][1:] != deque.uid[order][:-1]
+    out = np.zeros(len(deque.time), bool)
+    out[order[first]] = True
+    return out
+
+
+def queue_columns(workdir: Path, probes: Probes, meta: Meta, drops: Events,
+                  deque: Events | None, samples: np.ndarray, ecn: bool):
+    """(end, warm) dicts of QUEUE_COLUMNS arrays, and (end, warm) departed bytes."""
+    n = len(probes.names)
+    rows = read_rows(workdir / "queues.txt", 14)
+    end = {c: np.zeros(n) for c in QUEUE_COLUMNS}
+    warm = {c: np.zeros(n) for c in QUEUE_COLUMNS}
+    bdep = [np.zeros(n), np.zeros(n)]
+    for phase, out in ((1, end), (0, warm)):
+        r = rows[rows[:, 0] == phase]
+        p = r[:, 1].astype(int)
+        for col, j in (("arrivals", 2), ("departures", 3), ("drops", 4),
+                       ("unforced_drops", 5), ("marks", 6), ("arrival_bytes", 7),
+                       ("drop_bytes", 8), ("area_pkts", 9), ("area_bytes", 10)):
+            out[col][p] = r[:, j]
+        bdep[phase][p] = r[:, 13]
+        red = np.array([c.red for c in probes.configs], bool)
+        forced = out["drops"] - out["unforced_drops"]
+        out["forced_drops"] = np.where(red, forced, 0.0)
+        out["overflow_drops"] = np.where(red, 0.0, forced)
+    for out, mask in zip((end, warm), split_time(drops, meta.warm_s), strict=True):
+        out["syn_drops"] = count_by(drops.probe, n, mask & drops.syn)
+        out["ack_only_drops"] = count_by(drops.probe, n, mask & ~drops.data & ~drops.syn)
+        out["ect_drops"] = count_by(drops.probe, n, mask & drops.ect)
+        out["ect_unforced_drops"] = count_by(drops.probe, n, mask & drops.ect & drops.early)
+    if ecn and deque is not None:
+        marked = first_marks(deque)
+        for out, mask in zip((end, warm), split_time(deque, meta.warm_s), strict=True):
+            out["marks"] = count_by(deque.probe, n, mask & marked)
+    for p, cfg in enumerate(probes.configs):
+        if cfg.red:
+            ave = read_ave(workdir / f"ave{p}.tr")
+            scale = cfg.mean_pkt_size if cfg.byte_mode else 1.0
+            end["red_avg_sum"][p] = ave[:, 1].sum() / scale
+            end["red_avg_n"][p] = len(ave)
+            if meta.warm_s is not None:
+                w = ave[:, 0] <= meta.warm_s
+                warm["red_avg_sum"][p] = ave[w, 1].sum() / scale
+                warm["red_avg_n"][p] = w.sum()
+    end["max_pkts"] = max_queue(probes, meta, samples, end, warm)
+    return end, warm, bdep
+
+
+def max_queue(probes: Probes, meta: Meta, samples: np.ndarray, end, warm) -> np.ndarray:
+    """Largest queue over the measured interval: the sampled maximum, or limit - 1 for a
+    drop-tail queue that overflowed then (ns-2 keeps no running maximum)."""
+    n = len(probes.names)
+    out = np.full(n, np.nan)
+    t0 = meta.warm_s or 0.0
+    if len(samples):
+        after = samples[:, 0] >= t0
+        if after.any():
+            out = samples[after][:, 1::3][:, :n].max(axis=0)
+    for p, cfg in enumerate(probes.configs):
+        if not cfg.red and end["drops"][p] - warm["drops"][p] > 0:
+            out[p] = np.fmax(out[p], probes.limits[p] - 1)
+    return out
+
+
+def series(probes: Probes, samples: np.ndarray):
+    times = samples[:, 0] if len(samples) else np.zeros(0)
+    out = {}
+    for p, name in enumerate(probes.names):
+        cfg = probes.configs[p]
+        scale = cfg.mean_pkt_size if cfg.byte_mode else 1.0
+        cols = samples[:, 1 + 3 * p: 4 + 3 * p] if len(samples) else np.zeros((0, 3))
+        out[name] = (cols[:, 0].copy(), cols[:, 1].copy(), cols[:, 2] / scale)
+    return times, out
+
+
+def read_timeouts(workdir: Path, n: int, warm_s: float | None) -> tuple[np.ndarray, np.ndarray]:
+    """Retransmission timeouts per bulk flow/transfer, (all, up to the warm-up), from the
+    agents' event trace: every expiry, also those ns-2's ``nrexmit_`` leaves out (during
+    recovery from an ECN echo), but not those with nothing outstanding: a finished
+    transfer's timer keeps expiring every RTO, and an ECN echo that halves cwnd below one
+    segment makes the sender wait for the timer before it sends again (RFC 3168; the
+    event's window field, int(cwnd_), is then 0)."""
+    path = workdir / "events.tr"
+    end, warm = np.zeros(n), np.zeros(n)
+    if not path.exists() or path.stat().st_size == 0:
+        return end, warm
+    ev = pd.read_csv(path, sep=r"\s+", header=None, usecols=[1, 5, 6, 8],
+                     names=["time", "event", "fid", "cwnd"])
+    to = ev[(ev.event == "TIMEOUT") & (ev.fid >= 0) & (ev.fid < n) & (ev.cwnd >= 1)]
+    done = read_done(workdir, n)[to.fid.to_numpy(dtype=np.int64)]
+    to = to[(done < 0) | (to.time.to_numpy(dtype=float) <= done)]
+    fid = to.fid.to_numpy(dtype=np.int64)
+    end = np.bincount(fid, minlength=n)[:n].astype(float)
+    if warm_s is not None:
+        early = to.time.to_numpy(dtype=float) <= warm_s
+        warm = np.bincount(fid[early], minlength=n)[:n].astype(float)
+    return end, warm
+
+
+def flow_columns(workdir: Path, plan: Plan, warm_s: float | None = None):
+    """(end, warm) dicts of the bulk/transfer flows' sender and sink counters."""
+    nb = len(plan.flows)
+    rows = read_rows(workdir / "flows.txt", 9)
+    timeouts = read_timeouts(workdir, nb, warm_s)
+    mss = np.array([f.tcp.mss for f in plan.flows], float)
+    wire = mss + np.array([mapping.header_bytes(f.tcp, one_way=True) for f in plan.flows], float)
+    size = np.array([f.size_bytes for f in plan.flows], float)
+    result = []
+    for phase in (1, 0):
+        r = rows[rows[:, 0] == phase]
+        i = r[:, 1].astype(int)
+        col = {c: np.zeros(nb) for c in FLOW_COLUMNS}
+        ndata, nbytes, nrex, _nrexmit, cuts, necn, sink = (r[:, j] for j in range(2, 9))
+        nto = timeouts[1 - phase][i]
+        col["data_packets_sent"][i] = np.maximum(ndata - 1, 0)  # packet 0 has no payload
+        col["data_bytes_sent"][i] = nbytes
+        col["retrans_packets"][i] = nrex
+        col["timeouts"][i] = nto
+        col["fast_recoveries"][i] = np.maximum(cuts - necn - nto, 0)
+        col["ecn_reductions"][i] = necn
+        segs = np.floor(np.maximum(sink - mapping.ONE_WAY_HEADER_BYTES, 0) / wire[i])
+        got = segs * mss[i]
+        col["bytes_received"][i] = np.where(size[i] > 0, np.minimum(got, size[i]), got)
+        result.append(col)
+    return result[0], result[1]
+
+
+def read_done(workdir: Path, n: int) -> np.ndarray:
+    """Completion time of each finite transfer (-1: not completed)."""
+    out = np.full(n, -1.0)
+    rows = read_rows(workdir / "done.txt", 2)
+    out[rows[:, 0].astype(int)] = rows[:, 1]
+    return out
+
+
+def hdr_by_row(plan: Plan) -> np.ndarray:
+    """Header bytes of a data packet, by flow row (bulk flows, then web connections)."""
+    bulk = [mapping.header_bytes(f.tcp, one_way=True) for f in plan.flows]
+    web = [np.full(len(w), mapping.header_bytes(w.tcp)) for w in plan.web]
+    return np.concatenate([np.asarray(bulk, float), *web])
+
+
+def parse_run(workdir: Path, plan: Plan, web_result=None) -> RawRun:
+    """Everything the run wrote, as a RawRun (stats other than times filled by the caller).
+    ``web_result`` supplies the web connections' columns (rows nb.. of every flow array)."""
+    probes = Probes.of(plan)
+    meta = read_meta(workdir / "meta.txt")
+    nprobe = len(probes.names)
+    samples = read_rows(workdir / "samples.txt", 1 + 3 * nprobe)
+    nb = len(plan.flows)
+    if web_result is not None:
+        rows_of = lambda fid: web_result.rows_of_fids(fid, nb)  # noqa: E731
+    else:
+        rows_of = lambda fid: np.where((fid >= 0) & (fid < nb), fid, -1)  # noqa: E731
+    hdr = hdr_by_row(plan)
+    drops = Events.of(read_trace(workdir / "drops.tr"), probes, rows_of, hdr)
+    ecn = any(c.ecn for c in probes.configs)
+    deque = Events.of(read_trace(workdir / "deque.tr", tcp_header=False), probes, rows_of,
+                      hdr) if ecn else None
+    qend, qwarm, bdep = queue_columns(workdir, probes, meta, drops, deque, samples, ecn)
+    end, warm = flow_columns(workdir, plan, meta.warm_s)
+    info = {
+        "src": np.array([f.src for f in plan.flows], float),
+        "dst": np.array([f.dst for f in plan.flows], float),
+        "start": np.array([f.start_s for f in plan.flows], float),
+        "target": np.array([f.size_bytes for f in plan.flows], float),
+        "completion": read_done(workdir, nb),
+        "first_rx": np.full(nb, -1.0),
+        "request": np.zeros(nb),
+        "delay": np.zeros(nb),
+        "kind": np.zeros(nb),
+    }
+    if web_result is not None:
+        end, warm, info = web_result.append(end, warm, info)
+    n = len(info["src"])
+    for out, mask in zip((end, warm), split_time(drops, meta.warm_s), strict=True):
+        out["drops"] = count_by(drops.fid, n, mask & drops.data & (drops.probe >= 0))
+        out["ack_drops"] = count_by(drops.fid, n, mask & ~drops.data & (drops.probe >= 0))
+        # nrexmit_ also counts the timeouts of a lost packet 0 (the one-way agents' SYN);
+        # aqmlab counts data timeouts only: one per packet-0 drop of a bulk flow.
+        syn = count_by(drops.fid, n, mask & drops.syn & (drops.probe >= 0))[:nb]
+        out["timeouts"][:nb] = np.maximum(out["timeouts"][:nb] - syn, 0)
+    if deque is not None:
+        marked = first_marks(deque)
+        for out, mask in zip((end, warm), split_time(deque, meta.warm_s), strict=True):
+            out["marks"] = count_by(deque.fid, n, mask & marked & deque.data)
+    times, ser = series(probes, samples)
+    raw = RawRun(flows=end, flows_warm=warm, flow_info=info, queues=qend, queues_warm=qwarm,
+                 probe_names=probes.names, link_bytes=bdep[1], link_bytes_warm=bdep[0],
+                 link_rates=probes.rates, sample_times=times, series=ser)
+    raw.stats = {"end_s": meta.end_s, "warmup_s": meta.warm_s or 0.0, "events": 0.0}
+    return raw

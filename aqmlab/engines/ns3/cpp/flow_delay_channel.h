@@ -1,0 +1,89 @@
+// aqmlab/engines/ns3/cpp/flow_delay_channel.h -- per-connection propagation delay (ns-2 DelayBox).
+//
+// A point-to-point channel that adds, to every TCP packet of a flow, that flow's own extra
+// one-way delay (in both directions). Packets of one flow keep their order (same delay);
+// flows do not block each other (it is a delay line, not a queue). Put it on the access
+// link of a client "cloud" node so each connection gets its own base RTT without one host
+// per connection (which would slow every router by its interface count).
+#pragma once
+#include "flow_registry.h"
+#include "flow_stats.h"
+
+#include "ns3/internet-module.h"
+#include "ns3/point-to-point-module.h"
+
+namespace aqmlab
+{
+using namespace ns3;
+
+class FlowDelayChannel : public PointToPointChannel
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("aqmlab::FlowDelayChannel")
+                                .SetParent<PointToPointChannel>()
+                                .SetGroupName("PointToPoint");
+        return tid;
+    }
+
+    void Configure(const FlowRegistry* registry, const std::vector<FlowInfo>* flows)
+    {
+        m_registry = registry;
+        m_flows = flows;
+    }
+
+    bool TransmitStart(Ptr<const Packet> p, Ptr<PointToPointNetDevice> src, Time txTime) override
+    {
+        const uint32_t wire = src == GetSource(0) ? 0 : 1;
+        Ptr<PointToPointNetDevice> dst = GetDestination(wire);
+        Ptr<Packet> copy = p->Copy();
+        Simulator::ScheduleWithContext(dst->GetNode()->GetId(),
+                                       txTime + GetDelay() + Seconds(ExtraDelay(copy)),
+                                       &PointToPointNetDevice::Receive, dst, copy);
+        return true;
+    }
+
+  private:
+    double ExtraDelay(Ptr<const Packet> p) const
+    {
+        if (!m_registry)
+        {
+            return 0;
+        }
+        uint8_t b[26]; // PPP (2 bytes), IPv4 without options (20), TCP ports (4)
+        if (RawHeadersEnabled() && p->GetSize() >= 42 && p->CopyData(b, sizeof(b)) &&
+            b[2] == 0x45) // IPv4, 20-byte header: else the headers are parsed below
+        {
+            if ((b[0] << 8 | b[1]) != 0x0021 || b[11] != 6)
+            {
+                return 0; // not IPv4, or not TCP
+            }
+            auto u32 = [&b](int i) {
+                return uint32_t(b[i]) << 24 | uint32_t(b[i + 1]) << 16 | uint32_t(b[i + 2]) << 8 |
+                       b[i + 3];
+            };
+            const int64_t f =
+                m_registry->Lookup(Ipv4Address(u32(14)), uint16_t(b[22] << 8 | b[23]),
+                                   Ipv4Address(u32(18)), uint16_t(b[24] << 8 | b[25]));
+            return f >= 0 ? (*m_flows)[f].delay : 0.0;
+        }
+        Ptr<Packet> c = p->Copy();
+        PppHeader ppp;
+        Ipv4Header ip;
+        TcpHeader tcp;
+        if (c->RemoveHeader(ppp) == 0 || ppp.GetProtocol() != 0x0021 ||
+            c->RemoveHeader(ip) == 0 || ip.GetProtocol() != 6 || c->PeekHeader(tcp) == 0)
+        {
+            return 0;
+        }
+        const int64_t f = m_registry->Lookup(ip.GetSource(), tcp.GetSourcePort(),
+                                             ip.GetDestination(), tcp.GetDestinationPort());
+        return f >= 0 ? (*m_flows)[f].delay : 0.0;
+    }
+
+    const FlowRegistry* m_registry{nullptr};
+    const std::vector<FlowInfo>* m_flows{nullptr};
+};
+
+} // namespace aqmlab

@@ -1,0 +1,1147 @@
+// aqmlab/engines/ns3/cpp/tcp_socket.h -- the TCP socket every aqmlab flow uses.
+//
+// Extends ns3::TcpSocketBase with
+//  * classic Reno loss recovery (ns-2 Agent/TCP/Reno; Fall & Floyd 1996): the first new
+//    ACK in fast recovery, even a partial one, ends it with cwnd = ssthresh, so further
+//    losses of the window need three new duplicate ACKs (another fast retransmit and
+//    halving) or a timeout. ns-3 has only NewReno/RFC 6675 recovery. See "Reno" below.
+//  * per-flow counters (segments sent, retransmissions, timeouts, fast recoveries),
+//    kept in C++ and exported at the end of the run.
+//  * RFC 793 closing where ns-3 3.44 strands connections (see "Closing" below), and a
+//    census of the sockets still open at the end of a run.
+#pragma once
+#include "fast_demux.h"
+#include "flow_stats.h"
+#include "ns2_reno_cc.h"
+#include "ns2_rto.h"
+#include "switches.h"
+
+#include "ns3/internet-module.h"
+#include "ns3/string.h"
+#include "ns3/boolean.h"
+#include "ns3/rng-seed-manager.h"
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <functional>
+#include <set>
+#include <sstream>
+#include <unordered_set>
+
+namespace aqmlab
+{
+using namespace ns3;
+
+/// Per-flow sender traces (aqmlab.engines.flow_trace; no effect on results): after
+/// Configure(path, "10000,10003"), the senders bound to those ports (flow i's sender binds
+/// 10000 + i) write every data segment sent ("S", "R" for a retransmission), ACK received
+/// ("A"), retransmission timeout ("T") and SYN retry ("Y") as one line: time, port, event,
+/// sequence (segments), cwnd and ssthresh (segments), congestion state, RTO (s), srtt and
+/// rttvar (s), RTO back-off (when aqmlab computes the timer). Configure("", "") stops.
+struct TcpTrace
+{
+    static void Configure(const std::string& path, const std::string& ports)
+    {
+        State& st = Get();
+        if (st.file != nullptr)
+        {
+            std::fclose(st.file);
+            st.file = nullptr;
+        }
+        st.ports.clear();
+        if (!path.empty())
+        {
+            st.file = std::fopen(path.c_str(), "w");
+        }
+        std::stringstream ss(ports);
+        std::string item;
+        while (std::getline(ss, item, ','))
+        {
+            if (!item.empty())
+            {
+                st.ports.insert(static_cast<uint16_t>(std::stoul(item)));
+            }
+        }
+    }
+
+    static std::FILE* File()
+    {
+        return Get().file;
+    }
+
+    static bool Wants(uint16_t port)
+    {
+        return Get().file != nullptr && Get().ports.count(port) > 0;
+    }
+
+  private:
+    struct State
+    {
+        std::FILE* file = nullptr;
+        std::set<uint16_t> ports;
+    };
+
+    static State& Get()
+    {
+        static State st;
+        return st;
+    }
+};
+
+class AqmTcpSocket : public TcpSocketBase
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid =
+            TypeId("aqmlab::AqmTcpSocket")
+                .SetParent<TcpSocketBase>()
+                .SetGroupName("Internet")
+                .AddAttribute("CwrFastRetransmit",
+                              "Fast-retransmit a loss found while ECN's CWR reduces the "
+                              "window (ns-2, Linux); false: ns-3 3.44 (wait for the RTO)",
+                              BooleanValue(true),
+                              MakeBooleanAccessor(&AqmTcpSocket::m_cwrFastRetransmit),
+                              MakeBooleanChecker())
+                .AddAttribute("RttTimed",
+                              "Time one segment per round trip, never a retransmission, "
+                              "the timing cancelled by a timeout or fast retransmit "
+                              "(ns-2, BSD); false: a sample from every ACK (ns-3)",
+                              BooleanValue(false),
+                              MakeBooleanAccessor(&AqmTcpSocket::m_rttTimed),
+                              MakeBooleanChecker())
+                .AddAttribute("RtoTicks",
+                              "ns-2's timer arithmetic: samples and RTO in whole ticks of "
+                              "ClockGranularity, fixed-point srtt/rttvar (ns2_rto.h)",
+                              BooleanValue(false),
+                              MakeBooleanAccessor(&AqmTcpSocket::m_rtoTicks),
+                              MakeBooleanChecker())
+                .AddAttribute("RtoBackoffUntilSample",
+                              "Keep a backed-off RTO until an RTT sample (Karn; ns-2's "
+                              "one-way agents); false: every new ACK restores it (ns-3)",
+                              BooleanValue(false),
+                              MakeBooleanAccessor(&AqmTcpSocket::m_backoffUntilSample),
+                              MakeBooleanChecker())
+                .AddAttribute("RtoRestartOnFastRetransmit",
+                              "Restart the retransmission timer at a fast retransmit (ns-2)",
+                              BooleanValue(false),
+                              MakeBooleanAccessor(&AqmTcpSocket::m_restartOnFastRetransmit),
+                              MakeBooleanChecker())
+                .AddAttribute("TimeoutHalvesWindow",
+                              "At every timeout ssthresh = max(2, min(cwnd, rwnd) / 2) "
+                              "segments (ns-2); false: half the flight, not again for a "
+                              "head already retransmitted (ns-3)",
+                              BooleanValue(false),
+                              MakeBooleanAccessor(&AqmTcpSocket::m_timeoutHalvesWindow),
+                              MakeBooleanChecker())
+                .AddAttribute("RenoFastRetransmitGuard",
+                              "Reno: after a fast retransmit, no other until the cumulative "
+                              "ACK passes the highest segment sent before it (ns-2 bugFix_)",
+                              BooleanValue(false),
+                              MakeBooleanAccessor(&AqmTcpSocket::m_renoGuard),
+                              MakeBooleanChecker())
+                .AddAttribute("RenoHalfCwnd",
+                              "Reno: a fast retransmit sets cwnd to half of min(cwnd, rwnd), "
+                              "not rounded to whole segments, and every duplicate ACK "
+                              "inflates the window (ns-2 CLOSE_CWND_HALF, dupwnd_); false: "
+                              "cwnd = ssthresh, dupacks 1-2 only with limited transmit",
+                              BooleanValue(false),
+                              MakeBooleanAccessor(&AqmTcpSocket::m_renoHalfCwnd),
+                              MakeBooleanChecker())
+                .AddAttribute("LimitedTransmitAfterTimeout",
+                              "Without SACK and with limited transmit: after a timeout, the "
+                              "first two duplicate ACKs each let a segment out (ns-2's "
+                              "singledup_); false: ns-3 ignores dupacks in the loss state",
+                              BooleanValue(false),
+                              MakeBooleanAccessor(&AqmTcpSocket::m_ltAfterTimeout),
+                              MakeBooleanChecker());
+        return tid;
+    }
+
+    TypeId GetInstanceTypeId() const override
+    {
+        return GetTypeId();
+    }
+
+    AqmTcpSocket()
+    {
+        Live().insert(this);
+    }
+
+    AqmTcpSocket(const AqmTcpSocket& other)
+        : TcpSocketBase(other),
+          m_reno(other.m_reno),
+          m_cwrFastRetransmit(other.m_cwrFastRetransmit),
+          m_rttTimed(other.m_rttTimed),
+          m_rtoTicks(other.m_rtoTicks),
+          m_backoffUntilSample(other.m_backoffUntilSample),
+          m_restartOnFastRetransmit(other.m_restartOnFastRetransmit),
+          m_timeoutHalvesWindow(other.m_timeoutHalvesWindow),
+          m_renoGuard(other.m_renoGuard),
+          m_renoHalfCwnd(other.m_renoHalfCwnd),
+          m_ltAfterTimeout(other.m_ltAfterTimeout),
+          m_stats(nullptr)
+    {
+        Live().insert(this);
+    }
+
+    ~AqmTcpSocket() override
+    {
+        if ((m_fastRegistered || m_listenPort != 0) && m_tcp)
+        {
+            if (FastTcpDemux* d = FastTcpDemux::For(PeekPointer(m_tcp)))
+            {
+                d->Unregister(m_fastKey, this);
+                d->UnregisterListener(m_listenPort, this);
+            }
+        }
+        m_finWait2Event.Cancel();
+        Live().erase(this);
+        if (m_onDestroy)
+        {
+            m_onDestroy();
+        }
+    }
+
+    /// Called when this socket is destroyed (e.g. to give its port back to a pool).
+    void SetOnDestroy(std::function<void()> f)
+    {
+        m_onDestroy = std::move(f);
+    }
+
+    /// Sockets of this process that are alive, by TCP state (index: TcpStates_t);
+    /// only sockets still holding an endpoint (i.e. seen by the demultiplexer) count.
+    static std::array<uint32_t, LAST_STATE> Census()
+    {
+        std::array<uint32_t, LAST_STATE> n{};
+        for (const AqmTcpSocket* s : Live())
+        {
+            if (s->m_endPoint != nullptr)
+            {
+                ++n[s->m_state.Get()];
+            }
+        }
+        return n;
+    }
+
+    /// Use classic Reno recovery (meaningful only with SACK off).
+    void SetReno(bool reno)
+    {
+        m_reno = reno;
+    }
+
+    /// Count this socket's events into `stats` (sender side only; may be null).
+    void SetStats(FlowStats* stats)
+    {
+        m_stats = stats;
+    }
+
+    /// Write this sender's events to the flow trace if its port is wanted (TcpTrace).
+    void TraceIfWanted(uint16_t port)
+    {
+        m_tracePort = TcpTrace::Wants(port) ? port : 0;
+    }
+
+    // ---- Fast demultiplexing (fast_demux.h) ------------------------------------------
+    // A connection joins the demultiplexer's table as soon as its 4-tuple is known, so
+    // none of its segments takes ns-3's linear endpoint scan; a listener takes the SYNs.
+    int Connect(const Address& address) override
+    {
+        const int r = TcpSocketBase::Connect(address);
+        if (r == 0 && FastListenEnabled())
+        {
+            RegisterFastOnce();
+        }
+        return r;
+    }
+
+    int Listen() override
+    {
+        const int r = TcpSocketBase::Listen();
+        FastTcpDemux* d = m_tcp ? FastTcpDemux::For(PeekPointer(m_tcp)) : nullptr;
+        if (r == 0 && d != nullptr && FastListenEnabled() && m_endPoint != nullptr &&
+            m_endPoint->GetLocalPort() != 0)
+        {
+            m_listenPort = m_endPoint->GetLocalPort();
+            d->RegisterListener(m_listenPort, this, m_endPoint, &AqmTcpSocket::OwnsEndpoint);
+        }
+        return r;
+    }
+
+  protected:
+    // ns-3 3.44's TcpCubic copy constructor (used by Fork) does not copy the
+    // TcpFriendliness attribute: an accepted socket's CUBIC reads an uninitialised bool,
+    // so server-side CUBIC changed from run to run with the heap's contents. The fork
+    // takes the listener's value explicitly.
+    Ptr<TcpSocketBase> Fork() override
+    {
+        Ptr<AqmTcpSocket> s = CopyObject<AqmTcpSocket>(this);
+        if (DynamicCast<TcpCubic>(m_congestionControl) != nullptr)
+        {
+            BooleanValue friendly;
+            m_congestionControl->GetAttribute("TcpFriendliness", friendly);
+            s->m_congestionControl->SetAttribute("TcpFriendliness", friendly);
+        }
+        return s;
+    }
+
+    void CompleteFork(Ptr<Packet> p, const TcpHeader& h, const Address& fromAddress,
+                      const Address& toAddress) override
+    {
+        TcpSocketBase::CompleteFork(p, h, fromAddress, toAddress);
+        if (FastListenEnabled())
+        {
+            RegisterFastOnce();
+        }
+    }
+
+    // ---- Closing (RFC 793) -----------------------------------------------------------
+    // ns-3 3.44 ignores every segment in TIME_WAIT and every non-SYN segment reaching a
+    // listening socket. With lost final ACKs that strands the passive closer in LAST_ACK,
+    // retransmitting its FIN forever: in two-way web traffic hundreds of such sockets pile
+    // up and every packet's endpoint lookup (a linear scan) slows down with them.
+    //  * TIME_WAIT: "the only thing that can arrive in this state is a retransmission of
+    //    the remote FIN. Acknowledge it, and restart the 2 MSL timeout" (RFC 793 p. 73).
+    //  * LISTEN: an ACK-bearing segment (e.g. that FIN once TIME_WAIT has ended) is
+    //    answered with <SEQ=SEG.ACK><CTL=RST> (RFC 793 p. 65); other segments are dropped.
+    void DoForwardUp(Ptr<Packet> packet, const Address& from, const Address& to) override
+    {
+        RegisterFastOnce(); // later segments skip ns-3's linear endpoint scan
+        if (m_state == TIME_WAIT || m_state == LISTEN)
+        {
+            TcpHeader h;
+            packet->PeekHeader(h);
+            const uint8_t flags = h.GetFlags();
+            if (m_state == TIME_WAIT && (flags & TcpHeader::FIN) && !(flags & TcpHeader::RST))
+            {
+                SendEmptyPacket(TcpHeader::ACK);
+                m_timewaitEvent.Cancel();
+                m_timewaitEvent = Simulator::Schedule(Seconds(2 * m_msl),
+                                                      &AqmTcpSocket::CloseAndNotify, this);
+                return;
+            }
+            if (m_state == LISTEN && !(flags & (TcpHeader::SYN | TcpHeader::RST)))
+            {
+                if (flags & TcpHeader::ACK)
+                {
+                    TcpHeader rst;
+                    rst.SetFlags(TcpHeader::RST);
+                    rst.SetSequenceNumber(h.GetAckNumber());
+                    rst.SetSourcePort(h.GetDestinationPort());
+                    rst.SetDestinationPort(h.GetSourcePort());
+                    m_tcp->SendPacket(Create<Packet>(), rst, to, from, m_boundnetdevice);
+                }
+                return;
+            }
+        }
+        TcpSocketBase::DoForwardUp(packet, from, to);
+        if (m_state == FIN_WAIT_2 && !m_finWait2Event.IsPending())
+        {
+            // No FIN will come if the peer closed on a stray ACK while its own FIN was
+            // lost: give up after Linux's tcp_fin_timeout (60 s), as real stacks do.
+            m_finWait2Event = Simulator::Schedule(Seconds(60), &AqmTcpSocket::FinWait2Timeout,
+                                                  this);
+        }
+    }
+
+    void RegisterFastOnce()
+    {
+        if (!m_fastRegistered && m_endPoint != nullptr && m_endPoint->GetPeerPort() != 0)
+        {
+            RegisterFast();
+        }
+    }
+
+    void RegisterFast()
+    {
+        m_fastRegistered = true;
+        FastTcpDemux* d = FastTcpDemux::For(PeekPointer(m_tcp));
+        if (d == nullptr || m_endPoint->GetLocalAddress() == Ipv4Address::GetAny())
+        {
+            return;
+        }
+        m_fastKey = TcpKey{m_endPoint->GetLocalAddress().Get(), m_endPoint->GetPeerAddress().Get(),
+                           m_endPoint->GetLocalPort(), m_endPoint->GetPeerPort()};
+        d->Register(m_fastKey, this, m_endPoint, &AqmTcpSocket::OwnsEndpoint);
+    }
+
+    static bool OwnsEndpoint(const void* socket, const Ipv4EndPoint* ep)
+    {
+        return static_cast<const AqmTcpSocket*>(socket)->m_endPoint == ep;
+    }
+
+    void FinWait2Timeout()
+    {
+        if (m_state == FIN_WAIT_2)
+        {
+            CloseAndNotify();
+        }
+    }
+
+    // ---- Reno -------------------------------------------------------------------------
+    // Without SACK, ns-3 emulates a scoreboard from duplicate ACKs: each dupack marks the
+    // next segment after SND.UNA "sacked" (TcpTxBuffer::AddRenoSack, also for the limited
+    // transmit dupacks in CA_DISORDER), which deflates BytesInFlight and so plays the role
+    // of ns-2's window inflation. These marks are guesses: the dupacks of one loss mark
+    // the segments right after the hole, including a second hole of the same window.
+    //
+    // Three changes give ns-2 Reno on top of that machinery:
+    //  1. ReceivedAck: on every new cumulative ACK, forget the emulated SACK marks BEFORE
+    //     the base class discards the acknowledged data. Otherwise, when such an ACK stops
+    //     at a segment that a dupack had marked "sacked" (the next hole of the window),
+    //     TcpTxBuffer::DiscardUpTo "repairs" the impossible sacked head by marking it
+    //     LOST. A lost mark that survives fast recovery is never Reno:
+    //       - SendPendingData retransmits it at once (NewReno's partial-ACK retransmission);
+    //       - in CA_DISORDER, IsLost(SND.UNA) is then true, so the next recovery starts
+    //         after 1-2 dupacks and retransmits the same segment a second time.
+    //     The receiver already holds that duplicate, answers it with a dupack, and that
+    //     dupack's limited-transmit mark becomes, at the next ACK, another "sacked" head
+    //     marked lost: a self-sustaining chain of spurious retransmissions and recoveries
+    //     (measured before this fix: one RED flow with 243 fast recoveries and 590
+    //     retransmissions for 17 drops). The same happens after the CA_DISORDER -> CA_OPEN
+    //     transition, where the base class keeps the limited-transmit marks.
+    //     A new cumulative ACK makes all those marks meaningless in Reno (ns-2 resets
+    //     dupacks_ to 0), so they are dropped; nothing is then marked lost after recovery
+    //     (the fast-retransmitted head is always covered by the ACK that ends it).
+    //  2. ProcessAck: in fast recovery, a new ACK below the recovery point (a partial ACK)
+    //     lowers m_recover to that ACK, so the base class takes its full-ACK branch: leave
+    //     recovery with cwnd = ssthresh, reset the dupack count and deactivate the
+    //     recovery point. A later hole then needs three new dupacks (DupAck may re-enter
+    //     recovery because m_recoverActive is false: ns-2 Reno's allow_fast_retransmit
+    //     after a dupack action), or ends in a retransmission timeout.
+    //  3. Halving (ProcessAck, ReTxTimeout): ns-3 sets ssthresh = BytesInFlight/2, ns-2
+    //     Reno ssthresh = min(cwnd, rwnd)/2 in whole segments (slowdown(), window()/2,
+    //     at least 2). Both agree on a first loss, when the flight is one cwnd. Right after
+    //     a Reno exit, however, the flight still holds the whole old window plus what the
+    //     inflated window sent, so ns-3's second fast retransmit "halved" cwnd from 15 to
+    //     20.5 segments, and a timeout after an exit set ssthresh to 8.5-9 segments with
+    //     cwnd 10 (ns-2: 5) (both measured). In Reno mode ssthresh is recomputed the ns-2
+    //     way from the cwnd before the event (classic recovery is re-entered with it).
+    // After a timeout the RFC 6582 / ns-2 bugfix_ rule in ReTxTimeout applies to Reno too.
+    void ReceivedAck(Ptr<Packet> packet, const TcpHeader& tcpHeader) override
+    {
+        if (m_reno && !m_sackEnabled && m_txBuffer->GetSacked() > 0 &&
+            tcpHeader.GetAckNumber() > m_txBuffer->HeadSequence())
+        {
+            m_txBuffer->ResetRenoSack();
+        }
+        if (m_cwrFastRetransmit && m_tcb->m_congState == TcpSocketState::CA_CWR &&
+            tcpHeader.GetAckNumber() > m_recover)
+        {
+            // This ACK ends CWR (in the base class): the duplicate ACKs counted during CWR
+            // were for a hole it has filled (see "Loss during CWR" below).
+            m_dupAckCount = 0;
+        }
+        m_stateBeforeAck = m_tcb->m_congState; // the base class may enter CWR from it
+        TcpSocketBase::ReceivedAck(packet, tcpHeader);
+        if (m_tracePort)
+        {
+            Trace('A', tcpHeader.GetAckNumber());
+        }
+    }
+
+    // ---- Loss during CWR -------------------------------------------------------------
+    // ns-3 3.44 ignores duplicate ACKs while ECN's CWR state reduces the window (DupAck
+    // acts only in OPEN, DISORDER and RECOVERY), and CWR ends only when the cumulative
+    // ACK passes the recovery point, which a lost segment prevents: every loss found in
+    // CWR waits for the retransmission timeout. The dupacks counted meanwhile also
+    // survive the return to OPEN, where a SACK sender's next dupack trips ns-3's
+    // NS_ASSERT "From OPEN->DISORDER but with N dup ACKs" and aborts the run. ns-2
+    // (dupack_action after an ECN window cut) and Linux (CWR -> Recovery) fast-retransmit
+    // the segment at once and keep the ssthresh the ECN response set: the window is cut
+    // once per window of data. With CwrFastRetransmit (the default) this socket does the
+    // same: at the third dupack in CWR (or, with SACK, once the scoreboard marks the head
+    // lost) it enters fast recovery as from DISORDER, without a second reduction.
+    // Only a CWR entered from OPEN or DISORDER: ns-3 also enters CWR from LOSS (after a
+    // timeout, with every segment marked lost) and from RECOVERY; there the dupacks are
+    // left to ns-3 (a fast retransmit from LOSS would mark a lost segment SACKed too).
+    bool CwrLossRecovery(uint32_t currentDelivered)
+    {
+        // The base ReceivedAck enters CWR on an ECE and always calls ProcessAck after it,
+        // which cannot leave CWR: here a CWR new to this ACK began from m_stateBeforeAck.
+        if (m_tcb->m_congState == TcpSocketState::CA_CWR &&
+            m_stateBeforeAck != TcpSocketState::CA_CWR)
+        {
+            m_cwrEnteredFrom = m_stateBeforeAck;
+        }
+        if (!m_cwrFastRetransmit || m_tcb->m_congState != TcpSocketState::CA_CWR ||
+            (m_cwrEnteredFrom != TcpSocketState::CA_OPEN &&
+             m_cwrEnteredFrom != TcpSocketState::CA_DISORDER) ||
+            (!m_sackEnabled && m_txBuffer->GetLost() > 0) || m_dupAckCount == 0 ||
+            !(m_dupAckCount >= m_retxThresh ||
+              (m_sackEnabled && m_txBuffer->IsLost(m_highRxAckMark))))
+        {
+            return false;
+        }
+        if (!m_sackEnabled)
+        {
+            m_txBuffer->AddRenoSack(); // as TcpSocketBase::EnterRecovery
+            m_txBuffer->MarkHeadAsLost();
+        }
+        else if (!m_txBuffer->IsLost(m_txBuffer->HeadSequence()))
+        {
+            m_txBuffer->MarkHeadAsLost();
+        }
+        m_recover = m_tcb->m_highTxMark;
+        m_recoverActive = true;
+        m_congestionControl->CongestionStateSet(m_tcb, TcpSocketState::CA_RECOVERY);
+        m_tcb->m_congState = TcpSocketState::CA_RECOVERY;
+        if (!m_congestionControl->HasCongControl())
+        {
+            m_recoveryOps->EnterRecovery(m_tcb, m_dupAckCount, UnAckDataCount(),
+                                         currentDelivered);
+        }
+        SendDataPacket(m_highRxAckMark, m_tcb->m_segmentSize, true);
+        return true;
+    }
+
+    void ProcessAck(const SequenceNumber32& ack,
+                    bool scoreboardUpdated,
+                    uint32_t currentDelivered,
+                    const SequenceNumber32& oldHead,
+                    bool receivedData) override
+    {
+        const auto before = m_tcb->m_congState.Get();
+        const uint32_t cwndBefore = m_tcb->m_cWnd.Get();
+        const bool reno = m_reno && !m_sackEnabled;
+        if (reno && before == TcpSocketState::CA_RECOVERY && ack > oldHead && ack < m_recover)
+        {
+            // Reno: any new ACK ends fast recovery (see "Reno" above, point 2).
+            m_recover = ack;
+        }
+        const SequenceNumber32 recoverBefore = m_recover;
+        TcpSocketBase::ProcessAck(ack, scoreboardUpdated, currentDelivered, oldHead, receivedData);
+        LimitedTransmitInLoss(before, ack, oldHead, receivedData);
+        if (!m_sackEnabled && before == TcpSocketState::CA_LOSS &&
+            m_tcb->m_congState == TcpSocketState::CA_OPEN && ack > oldHead &&
+            ack - recoverBefore < m_tcb->m_segmentSize)
+        {
+            // Leaving the loss state, ns-3 opens cwnd for the segments acked beyond its
+            // recovery point, none when the ACK ends less than a segment past it, which
+            // with the recovery point one byte past the highest sent (see ReTxTimeout) is
+            // the usual case. ns-2 opens cwnd at every new ACK (opencwnd), this one too.
+            m_congestionControl->IncreaseWindow(m_tcb, 1);
+            m_tcb->m_cWndInfl = m_tcb->m_cWnd;
+        }
+        GuardFastRetransmit(ack);
+        const bool fromCwr = CwrLossRecovery(currentDelivered); // ssthresh already cut
+        // CWR is entered in ReceivedAck before ProcessAck runs: compare with the state
+        // seen at the end of the previous ACK, not with `before`.
+        const auto after = m_tcb->m_congState.Get();
+        if (reno && !fromCwr && before != TcpSocketState::CA_RECOVERY &&
+            after == TcpSocketState::CA_RECOVERY)
+        {
+            // This ACK was the fast retransmit: halve the ns-2 way (point 3). The packets
+            // go out after ProcessAck (SendPendingData), so they see the corrected cwnd.
+            // Classic recovery (stateless) is re-entered to set cwnd = ssthresh; PRR
+            // (stateful, already counted the retransmission) takes the new ssthresh as
+            // its target from the next ACK on.
+            m_tcb->m_ssThresh = RenoHalfWindow(cwndBefore);
+            const bool classic = !m_congestionControl->HasCongControl() &&
+                                 DynamicCast<TcpClassicRecovery>(m_recoveryOps);
+            if (classic)
+            {
+                m_recoveryOps->EnterRecovery(m_tcb, m_dupAckCount, UnAckDataCount(),
+                                             currentDelivered);
+            }
+            if (classic && m_renoHalfCwnd)
+            {
+                // ns-2 slowdown(CLOSE_CWND_HALF): cwnd_ = min(cwnd, rwnd) / 2, a real
+                // number (at least 1), while ssthresh_ is that rounded down (at least 2).
+                m_halfCwnd = std::max(m_tcb->m_segmentSize,
+                                      std::min(cwndBefore, m_rWnd.Get()) / 2);
+                m_tcb->m_cWnd = m_halfCwnd;
+                if (!m_limitedTx)
+                {
+                    // ns-2 inflates the window by every duplicate ACK (dupwnd_ =
+                    // numdupacks_ at the fast retransmit). ns-3 counts a dupack as a
+                    // segment gone (an emulated SACK mark) from the third on unless
+                    // limited transmit marked the first two: mark them here.
+                    for (uint32_t i = 1; i < m_retxThresh; ++i)
+                    {
+                        m_txBuffer->AddRenoSack();
+                    }
+                }
+            }
+        }
+        if (reno && m_renoHalfCwnd && m_halfCwnd > 0 && before == TcpSocketState::CA_RECOVERY &&
+            after == TcpSocketState::CA_OPEN)
+        {
+            // Leaving fast recovery: ns-2 keeps that cwnd_ and opens it for this ACK
+            // (opencwnd); the base class set cwnd = ssthresh and opened that instead.
+            const double mss = m_tcb->m_segmentSize;
+            double cwnd = m_halfCwnd;
+            cwnd += cwnd < m_tcb->m_ssThresh.Get() ? mss : mss * mss / cwnd;
+            m_tcb->m_cWnd = uint32_t(cwnd);
+            m_tcb->m_cWndInfl = m_tcb->m_cWnd;
+            m_halfCwnd = 0;
+        }
+        if (before != TcpSocketState::CA_RECOVERY && after == TcpSocketState::CA_RECOVERY)
+        {
+            FastRetransmitted();
+        }
+        const auto prev = m_prevState;
+        m_prevState = after;
+        if (m_stats && after != prev)
+        {
+            if (after == TcpSocketState::CA_RECOVERY)
+            {
+                m_stats->fastRecoveries += 1;
+                m_stats->cwrRecoveries += fromCwr ? 1 : 0;
+            }
+            else if (after == TcpSocketState::CA_CWR)
+            {
+                m_stats->ecnEchoes += 1;
+            }
+        }
+    }
+
+    // ---- Retransmission timer (ns-2) ----------------------------------------------------
+    // ns-3 takes an RTT sample from every ACK (of a segment not retransmitted), keeps
+    // srtt/rttvar in continuous time, and restores the un-backed-off RTO at every new ACK.
+    // ns-2's agents (tcp.cc) time one segment at a time, count the sample in clock ticks,
+    // and its one-way agents keep a backed-off RTO until a timed segment is acknowledged.
+    // With several segments per round trip, ns-3's rttvar decays by 3/4 per ACK instead of
+    // per round trip, so its RTO hugs the RTT and fires spuriously when queues grow. When
+    // any of RttTimed, RtoTicks, RtoBackoffUntilSample is set, this socket computes the
+    // timer itself (ns2_rto.h) and keeps m_rto equal to the timer it arms: the base class
+    // reads m_rto when it arms the timer (SendDataPacket) and rewrites it in EstimateRtt,
+    // NewAck and ReTxTimeout, after which the timer is re-armed with ours.
+    bool ManagesRto() const
+    {
+        return m_rttTimed || m_rtoTicks || m_backoffUntilSample;
+    }
+
+    /// The timeout to arm now (s): ns-2's rtt_timeout.
+    double RtoNow()
+    {
+        InitClock();
+        return m_clock.Timeout(m_minRto.GetSeconds(), MAX_RTO_S);
+    }
+
+    void InitClock()
+    {
+        if (m_clockReady)
+        {
+            return;
+        }
+        m_clockReady = true;
+        m_clock.tick = m_clockGranularity.GetSeconds();
+        m_clock.ticks = m_rtoTicks;
+        Ptr<RttMeanDeviation> mean = DynamicCast<RttMeanDeviation>(m_rtt);
+        m_clock.srttBits = PowerOfHalf(mean, "Alpha", 3);
+        m_clock.rttvarBits = PowerOfHalf(mean, "Beta", 2);
+        m_clock.rtxcur = m_cnTimeout.GetSeconds(); // rtxcur_init_ until the first sample
+    }
+
+    static int PowerOfHalf(Ptr<RttMeanDeviation> rtt, const char* name, int fallback)
+    {
+        if (!rtt)
+        {
+            return fallback;
+        }
+        DoubleValue v;
+        rtt->GetAttribute(name, v);
+        const int k = int(std::lround(-std::log2(v.Get())));
+        return k >= 1 ? k : fallback;
+    }
+
+    /// This connection's tick phase in [0, tick) (ns-2 draws boot_time_ per agent): a hash
+    /// of the run's seed and the connection's ports, so no random stream of the run moves.
+    double BootPhase() const
+    {
+        uint64_t x = (uint64_t(RngSeedManager::GetSeed()) << 32) ^ RngSeedManager::GetRun();
+        if (m_endPoint != nullptr)
+        {
+            x ^= (uint64_t(m_endPoint->GetLocalPort()) << 16) ^ m_endPoint->GetPeerPort() ^
+                 (uint64_t(m_endPoint->GetPeerAddress().Get()) << 24);
+        }
+        x += 0x9e3779b97f4a7c15ULL; // splitmix64
+        x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+        x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+        x ^= x >> 31;
+        return double(x >> 11) / double(1ULL << 53) * m_clockGranularity.GetSeconds();
+    }
+
+    /// A round-trip sample `tao`: the estimate, and (Karn) the end of a back-off.
+    void RttSample(Time tao)
+    {
+        InitClock();
+        if (m_rtoTicks)
+        {
+            if (!m_bootSet)
+            {
+                m_bootSet = true;
+                m_clock.boot = BootPhase();
+            }
+            m_clock.Sample(Simulator::Now().GetSeconds(), tao.GetSeconds());
+        }
+        else
+        {
+            m_clock.rtxcur = (m_rtt->GetEstimate() +
+                              Max(m_clockGranularity, m_rtt->GetVariation() * 4)).GetSeconds();
+        }
+        if (m_backoffUntilSample)
+        {
+            m_clock.backoff = 1;
+        }
+    }
+
+    void UpdateRttHistory(const SequenceNumber32& seq, uint32_t sz, bool isRetransmission) override
+    {
+        if (!m_rttTimed)
+        {
+            TcpSocketBase::UpdateRttHistory(seq, sz, isRetransmission);
+            return;
+        }
+        if (!isRetransmission && !m_rttActive) // ns-2 output(): new data, nothing timed
+        {
+            m_rttActive = true;
+            m_rttSeq = seq + std::max<uint32_t>(sz, 1); // a SYN (sz 0) is acked at seq + 1
+            m_rttSentAt = Simulator::Now();
+        }
+    }
+
+    void EstimateRtt(const TcpHeader& tcpHeader) override
+    {
+        if (!ManagesRto())
+        {
+            TcpSocketBase::EstimateRtt(tcpHeader);
+            return;
+        }
+        const SequenceNumber32 ack = tcpHeader.GetAckNumber();
+        if (m_rttTimed)
+        {
+            if (m_rttActive && ack >= m_rttSeq) // ns-2 newack(): the timed segment is acked
+            {
+                m_rttActive = false;
+                const Time tao = Simulator::Now() - m_rttSentAt;
+                m_rtt->Measurement(tao);
+                m_tcb->m_srtt = m_rtt->GetEstimate();
+                m_tcb->m_minRtt = std::min(m_tcb->m_srtt.Get(), m_tcb->m_minRtt);
+                m_tcb->m_lastRtt = tao;
+                RttSample(tao);
+            }
+        }
+        else
+        {
+            Time tao{0};
+            if (!m_history.empty())
+            {
+                const RttHistory& h = m_history.front();
+                if (!h.retx && ack >= h.seq + SequenceNumber32(h.count))
+                {
+                    tao = Simulator::Now() - h.time;
+                }
+            }
+            TcpSocketBase::EstimateRtt(tcpHeader); // the sample goes into m_rtt
+            if (!tao.IsZero())
+            {
+                RttSample(tao);
+            }
+        }
+        m_rto = Seconds(RtoNow());
+    }
+
+    void NewAck(const SequenceNumber32& ack, bool resetRTO) override
+    {
+        if (!ManagesRto())
+        {
+            TcpSocketBase::NewAck(ack, resetRTO);
+            return;
+        }
+        if (resetRTO && !m_backoffUntilSample)
+        {
+            m_clock.backoff = 1; // ns-3 (and ns-2's Full-TCP): a new ACK ends the back-off
+        }
+        const uint32_t uid = m_retxEvent.GetUid();
+        TcpSocketBase::NewAck(ack, resetRTO);
+        m_rto = Seconds(RtoNow());
+        if (m_retxEvent.IsPending() && m_retxEvent.GetUid() != uid)
+        {
+            RearmRetransmitTimer(true);
+        }
+    }
+
+    /// A SYN, first or retried. ns-3 retries a SYN from its own timer (not ReTxTimeout),
+    /// doubling ConnTimeout without a cap. ns-2's one-way agents send their SYN-like
+    /// packet 0 under the data timer: a retry follows a timeout, which backs that timer off
+    /// (kept until a timed segment is acknowledged, at most max_rto) and cancels the timing
+    /// of the first SYN, so the retry's ACK gives no RTT sample (Karn).
+    void SendEmptyPacket(uint8_t flags) override
+    {
+        const bool syn = (flags & TcpHeader::SYN) && !(flags & TcpHeader::ACK);
+        if (!syn || !ManagesRto())
+        {
+            TcpSocketBase::SendEmptyPacket(flags);
+            return;
+        }
+        if (m_synCount < m_synRetries) // a retry: the SYN timer expired
+        {
+            if (m_tracePort)
+            {
+                Trace('Y', m_tcb->m_highTxMark);
+            }
+            m_rttActive = false;
+            m_clock.Backoff(m_minRto.GetSeconds(), MAX_RTO_S);
+        }
+        TcpSocketBase::SendEmptyPacket(flags);
+        if (m_retxEvent.IsPending())
+        {
+            m_rto = Seconds(RtoNow());
+            m_retxEvent.Cancel();
+            m_retxEvent = Simulator::Schedule(m_rto, &AqmTcpSocket::SendEmptyPacket, this, flags);
+        }
+    }
+
+    /// Arm the retransmission timer with our RTO (`force`: even if none is pending).
+    void RearmRetransmitTimer(bool force)
+    {
+        m_rto = Seconds(RtoNow());
+        if (force || m_retxEvent.IsPending())
+        {
+            m_retxEvent.Cancel();
+            m_retxEvent = Simulator::Schedule(m_rto, &AqmTcpSocket::ReTxTimeout, this);
+        }
+    }
+
+    /// This ACK started fast recovery: ns-2's reset_rtx_timer(1, 0) stops the RTT timing
+    /// and restarts the retransmission timer.
+    void FastRetransmitted()
+    {
+        if (m_rttTimed)
+        {
+            m_rttActive = false;
+        }
+        if (m_restartOnFastRetransmit && m_retxEvent.IsPending())
+        {
+            if (ManagesRto())
+            {
+                RearmRetransmitTimer(true);
+            }
+            else
+            {
+                m_retxEvent.Cancel();
+                m_retxEvent = Simulator::Schedule(m_rto, &AqmTcpSocket::ReTxTimeout, this);
+            }
+        }
+        if (m_renoGuard && m_reno && !m_sackEnabled)
+        {
+            // ns-2 Reno (bugFix_): recover_ = maxseq_; no further fast retransmit until the
+            // cumulative ACK covers more than that (see GuardFastRetransmit).
+            m_guard = m_recover + 1;
+            m_guardActive = true;
+        }
+    }
+
+    /// ns-2's agents answer the first two duplicate ACKs with a new segment (singledup_,
+    /// send_one()) also after a timeout, when go-back-N is under way: the next segment in
+    /// line leaves if the flight stays within cwnd + dupacks. ns-3 ignores dupacks in
+    /// CA_LOSS. (ns-2 then resends two segments that the dupacks show were received.)
+    void LimitedTransmitInLoss(TcpSocketState::TcpCongState_t before, const SequenceNumber32& ack,
+                               const SequenceNumber32& oldHead, bool receivedData)
+    {
+        if (ack > oldHead)
+        {
+            m_lossDupAcks = 0;
+            return;
+        }
+        if (!m_ltAfterTimeout || !m_limitedTx || m_sackEnabled || receivedData ||
+            before != TcpSocketState::CA_LOSS || m_tcb->m_congState != TcpSocketState::CA_LOSS ||
+            ack != oldHead || ack >= m_tcb->m_highTxMark || ++m_lossDupAcks >= m_retxThresh)
+        {
+            return;
+        }
+        const uint32_t mss = m_tcb->m_segmentSize;
+        SequenceNumber32 next;
+        SequenceNumber32 nextHigh;
+        if (BytesInFlight() + mss <= m_tcb->m_cWnd.Get() + m_lossDupAcks * mss &&
+            m_txBuffer->NextSeg(&next, &nextHigh, false))
+        {
+            SendDataPacket(next, mss, true);
+        }
+    }
+
+    /// Reno with RenoFastRetransmitGuard, after the base class processed an ACK: while the
+    /// cumulative ACK is below the guard, keep ns-3's recovery point there, so that its
+    /// DupAck does not enter recovery at the third duplicate ACK; and let limited
+    /// transmit (whose emulated SACK marks would otherwise declare the head lost at the
+    /// fourth) keep at most its two marks, as ns-2 sends new data on dupacks 1 and 2 only.
+    void GuardFastRetransmit(const SequenceNumber32& ack)
+    {
+        if (!m_guardActive)
+        {
+            return;
+        }
+        if (ack >= m_guard)
+        {
+            m_guardActive = false;
+            return;
+        }
+        const auto state = m_tcb->m_congState.Get();
+        if (state != TcpSocketState::CA_OPEN && state != TcpSocketState::CA_DISORDER)
+        {
+            return; // in recovery or loss the base class keeps its own recovery point
+        }
+        m_recover = m_guard;
+        m_recoverActive = true;
+        if (state == TcpSocketState::CA_DISORDER && m_dupAckCount >= m_retxThresh &&
+            m_txBuffer->GetSacked() > m_retxThresh - 1)
+        {
+            m_txBuffer->ResetRenoSack();
+            for (uint32_t i = 0; i + 1 < m_retxThresh; ++i)
+            {
+                m_txBuffer->AddRenoSack();
+            }
+        }
+    }
+
+    void ReTxTimeout() override
+    {
+        // Count data timeouts only (not SYN/FIN retries, nor stale timers).
+        if (m_stats && m_state != CLOSED && m_state != TIME_WAIT && m_state != SYN_SENT &&
+            m_txBuffer->Size() > 0 && m_txBuffer->HeadSequence() < m_tcb->m_highTxMark)
+        {
+            m_stats->timeouts += 1;
+        }
+        // The base class recomputes ssthresh on a data timeout unless this is a repeated
+        // timeout of an already retransmitted head; Reno redoes that halving (point 3).
+        const bool halves = m_tcb->m_congState != TcpSocketState::CA_LOSS ||
+                            !m_txBuffer->IsHeadRetransmitted();
+        const uint32_t cwndBefore = m_tcb->m_cWnd.Get();
+        const uint32_t ssthreshBefore = m_tcb->m_ssThresh.Get();
+        const auto stateBefore = m_tcb->m_congState.Get();
+        const uint32_t retriesBefore = m_dataRetrCount;
+        const bool dataTimeout = m_state != CLOSED && m_state != TIME_WAIT &&
+                                 m_state != SYN_SENT && m_txBuffer->Size() > 0 &&
+                                 m_txBuffer->HeadSequence() < m_tcb->m_highTxMark;
+        m_lossDupAcks = 0; // ns-2 Reno timeout(): dupacks_ = 0
+        if (dataTimeout && ManagesRto())
+        {
+            m_rttActive = false; // ns-2 reset_rtx_timer: no timing across a timeout
+            m_clock.Backoff(m_minRto.GetSeconds(), MAX_RTO_S);
+        }
+        TcpSocketBase::ReTxTimeout();
+        const bool timedOut = m_dataRetrCount < retriesBefore &&
+                              m_tcb->m_congState == TcpSocketState::CA_LOSS;
+        if (timedOut && m_timeoutHalvesWindow && stateBefore == TcpSocketState::CA_CWR)
+        {
+            // ns-2 timeout(): while recovering from an ECN echo the window is already cut,
+            // so cwnd goes to 1 and ssthresh stays (slowdown(CLOSE_CWND_ONE)).
+            m_tcb->m_ssThresh = ssthreshBefore;
+        }
+        else if (timedOut && ((m_reno && !m_sackEnabled && halves) || m_timeoutHalvesWindow))
+        {
+            m_tcb->m_ssThresh = RenoHalfWindow(cwndBefore);
+        }
+        if (dataTimeout && ManagesRto())
+        {
+            RearmRetransmitTimer(false);
+        }
+        if (!m_sackEnabled && m_recoverActive && m_tcb->m_congState == TcpSocketState::CA_LOSS)
+        {
+            // RFC 6582 s3.2 / ns-2 bugfix_: after a timeout, duplicate ACKs may start a fast
+            // retransmit only once the cumulative ACK covers MORE than the highest byte sent
+            // before the timeout. ns-3 compares with >= and so fast-retransmits spuriously
+            // on the duplicate ACKs that its own go-back-N retransmissions provoke.
+            m_recover = m_tcb->m_highTxMark.Get() + 1;
+        }
+        if (m_tracePort)
+        {
+            Trace('T', m_txBuffer->HeadSequence()); // after: window, ssthresh, back-off
+        }
+    }
+
+    uint32_t SendDataPacket(SequenceNumber32 seq, uint32_t maxSize, bool withAck) override
+    {
+        const bool retrans = seq < m_tcb->m_highTxMark;
+        if (ManagesRto())
+        {
+            m_rto = Seconds(RtoNow()); // the base class arms an idle timer with m_rto
+        }
+        const uint32_t sz = TcpSocketBase::SendDataPacket(seq, maxSize, withAck);
+        if (m_tracePort && sz > 0)
+        {
+            Trace(retrans ? 'R' : 'S', seq);
+        }
+        if (m_stats && sz > 0)
+        {
+            m_stats->dataPacketsSent += 1;
+            m_stats->dataBytesSent += sz;
+            if (retrans)
+            {
+                m_stats->retransPackets += 1;
+            }
+        }
+        return sz;
+    }
+
+  private:
+    void Trace(char event, SequenceNumber32 seq) const
+    {
+        const double mss = m_tcb->m_segmentSize;
+        std::fprintf(TcpTrace::File(), "%.6f %u %c %.3f %.3f %.3f %d %.4f %.4f %.4f %d\n",
+                     Simulator::Now().GetSeconds(), m_tracePort, event,
+                     (seq.GetValue() - 1) / mss, m_tcb->m_cWnd.Get() / mss,
+                     m_tcb->m_ssThresh.Get() / mss, int(m_tcb->m_congState.Get()),
+                     m_rto.Get().GetSeconds(), m_rtt->GetEstimate().GetSeconds(),
+                     m_rtt->GetVariation().GetSeconds(), m_clock.backoff);
+        std::fflush(TcpTrace::File());
+    }
+
+    uint16_t m_tracePort{0};
+
+    static std::unordered_set<const AqmTcpSocket*>& Live()
+    {
+        static std::unordered_set<const AqmTcpSocket*> live;
+        return live;
+    }
+
+    EventId m_finWait2Event;
+    bool m_fastRegistered{false};
+    TcpKey m_fastKey;
+    uint16_t m_listenPort{0}; // registered with FastTcpDemux as this port's listener
+    std::function<void()> m_onDestroy;
+
+    /// ns-2 slowdown(CLOSE_SSTHRESH_HALF): half of min(cwnd, rwnd) in whole segments, >= 2.
+    uint32_t RenoHalfWindow(uint32_t cwnd) const
+    {
+        const uint32_t mss = m_tcb->m_segmentSize;
+        const uint32_t win = std::min(cwnd, m_rWnd.Get()) / mss;
+        return std::max<uint32_t>(2, win / 2) * mss;
+    }
+
+    static constexpr double MAX_RTO_S = 60.0; // ns-2 maxrto_, ns-3's cap
+
+    bool m_reno{false};
+    bool m_cwrFastRetransmit{true};
+    bool m_rttTimed{false};
+    bool m_rtoTicks{false};
+    bool m_backoffUntilSample{false};
+    bool m_restartOnFastRetransmit{false};
+    bool m_timeoutHalvesWindow{false};
+    bool m_renoGuard{false};
+    bool m_renoHalfCwnd{false};
+    bool m_ltAfterTimeout{false};
+    uint32_t m_lossDupAcks{0}; // duplicate ACKs since the last new ACK, in the loss state
+    uint32_t m_halfCwnd{0}; // bytes: cwnd during and after a Reno fast recovery
+    Ns2RtoClock m_clock;
+    bool m_clockReady{false};
+    bool m_bootSet{false};
+    bool m_rttActive{false};        // a segment is being timed (rtt_active_)
+    SequenceNumber32 m_rttSeq{0};   // an ACK at or above this ends the timing
+    Time m_rttSentAt;               // when the timed segment left (rtt_ts_)
+    bool m_guardActive{false};
+    SequenceNumber32 m_guard{0};
+    TcpSocketState::TcpCongState_t m_prevState{TcpSocketState::CA_OPEN};
+    TcpSocketState::TcpCongState_t m_stateBeforeAck{TcpSocketState::CA_OPEN};
+    TcpSocketState::TcpCongState_t m_cwrEnteredFrom{TcpSocketState::CA_OPEN};
+    FlowStats* m_stats{nullptr};
+};
+
+/// Whether MakeTcpSocket sets a profile's attributes from values parsed once per profile
+/// (AQMLAB_FAST_ATTRIBUTES=0: from the strings, per socket, as SetAttribute does). In web
+/// runs, which create a socket per connection, the name lookups and string parsing of the
+/// ~20 attributes took ~10 % of the run.
+inline bool& FastAttributesEnabled()
+{
+    static bool on = EnvSwitch("AQMLAB_FAST_ATTRIBUTES", true);
+    return on;
+}
+
+inline void SetFastAttributes(bool on)
+{
+    FastAttributesEnabled() = on;
+}
+
+/// How to build a socket: congestion control, recovery and attribute values.
+struct TcpProfile
+{
+    std::string congestion = "ns3::TcpNewReno";
+    std::string recovery = "ns3::TcpClassicRecovery";
+    bool reno = false;
+    double rttAlpha = 0.125;
+    double rttBeta = 0.25;
+    std::vector<std::pair<std::string, std::string>> attributes; // TcpSocket(Base) attributes
+
+    /// An attribute as ObjectBase::SetAttribute finds and checks it: its accessor and the
+    /// value its checker makes of the string.
+    struct Resolved
+    {
+        Ptr<const AttributeAccessor> accessor;
+        Ptr<AttributeValue> value;
+    };
+
+    /// `attributes` resolved for objects of type `tid` (once); nullptr if one of them does
+    /// not resolve (SetAttribute then reports it).
+    const std::vector<Resolved>* ResolvedFor(TypeId tid) const
+    {
+        if (!m_resolvedOk || m_resolvedTid != tid)
+        {
+            m_resolved.clear();
+            m_resolvedTid = tid;
+            m_resolvedOk = true;
+            for (const auto& [name, value] : attributes)
+            {
+                TypeId::AttributeInformation info;
+                if (!tid.LookupAttributeByName(name, &info) || !(info.flags & TypeId::ATTR_SET) ||
+                    !info.accessor->HasSetter())
+                {
+                    m_resolvedOk = false;
+                    break;
+                }
+                Ptr<AttributeValue> v = info.checker->CreateValidValue(StringValue(value));
+                if (!v)
+                {
+                    m_resolvedOk = false;
+                    break;
+                }
+                m_resolved.push_back(Resolved{info.accessor, v});
+            }
+        }
+        return m_resolvedOk ? &m_resolved : nullptr;
+    }
+
+  private:
+    mutable std::vector<Resolved> m_resolved;
+    mutable TypeId m_resolvedTid;
+    mutable bool m_resolvedOk = false;
+};
+
+/// Create an AqmTcpSocket on `node` configured by `profile` (as TcpL4Protocol would).
+inline Ptr<AqmTcpSocket>
+MakeTcpSocket(Ptr<Node> node, const TcpProfile& profile)
+{
+    Ptr<TcpL4Protocol> tcp = node->GetObject<TcpL4Protocol>();
+    Ptr<RttMeanDeviation> rtt = CreateObject<RttMeanDeviation>();
+    rtt->SetAttribute("Alpha", DoubleValue(profile.rttAlpha));
+    rtt->SetAttribute("Beta", DoubleValue(profile.rttBeta));
+    TcpNs2NewReno::GetTypeId(); // registers aqmlab's TypeId before it is looked up by name
+    ObjectFactory cc;
+    cc.SetTypeId(profile.congestion);
+    ObjectFactory rec;
+    rec.SetTypeId(profile.recovery);
+
+    Ptr<AqmTcpSocket> s = CreateObject<AqmTcpSocket>();
+    s->SetNode(node);
+    s->SetTcp(tcp);
+    s->SetRtt(rtt);
+    s->SetCongestionControlAlgorithm(cc.Create<TcpCongestionOps>());
+    s->SetRecoveryAlgorithm(rec.Create<TcpRecoveryOps>());
+    s->SetReno(profile.reno);
+    const auto* resolved =
+        FastAttributesEnabled() ? profile.ResolvedFor(s->GetInstanceTypeId()) : nullptr;
+    for (size_t i = 0; i < profile.attributes.size(); ++i)
+    {
+        // ObjectBase::SetAttribute without the lookup and parsing; it reports any failure
+        if (!resolved || !(*resolved)[i].accessor->Set(PeekPointer(s), *(*resolved)[i].value))
+        {
+            s->SetAttribute(profile.attributes[i].first, StringValue(profile.attributes[i].second));
+        }
+    }
+    tcp->AddSocket(s);
+    return s;
+}
+
+} // namespace aqmlab

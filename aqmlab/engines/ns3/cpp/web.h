@@ -1,0 +1,542 @@
+// aqmlab/engines/ns3/cpp/web.h -- HTTP/1.0-style request/response connections (PackMime, Mah).
+//
+// WebClient opens one TCP connection per request at the times of its schedule (open loop:
+// on time however congested), sends the request, counts the response and closes. WebServer
+// (one listening socket per server node and TCP profile) reads the request and answers
+// with the response size of that connection, known out of band as in ns-2's PackMime.
+// Sizes, times and base RTTs come from Python as arrays (aqmlab.workload).
+#pragma once
+#include "apps.h"
+#include "flow_registry.h"
+#include "flow_stats.h"
+#include "tcp_socket.h"
+
+#include "ns3/applications-module.h"
+
+#include <functional>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+namespace aqmlab
+{
+using namespace ns3;
+
+/// Sends `bytes` on a socket as buffer space allows, then optionally closes it.
+class ByteSender
+{
+  public:
+    void Start(Ptr<Socket> s, double bytes, bool close)
+    {
+        m_left[PeekPointer(s)] = {bytes, close};
+        s->SetSendCallback(MakeCallback(&ByteSender::Space, this));
+        Fill(s);
+    }
+
+    void Forget(Ptr<Socket> s)
+    {
+        m_left.erase(PeekPointer(s));
+    }
+
+  private:
+    void Space(Ptr<Socket> s, uint32_t)
+    {
+        Fill(s);
+    }
+
+    void Fill(Ptr<Socket> s)
+    {
+        auto it = m_left.find(PeekPointer(s));
+        if (it == m_left.end())
+        {
+            return;
+        }
+        auto& [left, close] = it->second;
+        if (FillOnceEnabled() && left > 0)
+        {
+            const double n = FillTotal(left, s->GetTxAvailable(), 16384);
+            if (n <= 0)
+            {
+                return;
+            }
+            const int sent = s->Send(Create<Packet>(static_cast<uint32_t>(n)), 0);
+            if (sent <= 0)
+            {
+                return;
+            }
+            left -= sent;
+            if (left > 0)
+            {
+                return; // the loop would stop here too: too little space for a piece
+            }
+        }
+        while (left > 0)
+        {
+            const uint32_t n = static_cast<uint32_t>(std::min<double>(left, 16384));
+            if (s->GetTxAvailable() < n)
+            {
+                return;
+            }
+            const int sent = s->Send(Create<Packet>(n), 0);
+            if (sent <= 0)
+            {
+                return;
+            }
+            left -= sent;
+        }
+        const bool doClose = close;
+        m_left.erase(it);
+        if (doClose)
+        {
+            s->Close();
+        }
+    }
+
+    std::unordered_map<Socket*, std::pair<double, bool>> m_left;
+};
+
+/// Per-node pool of client ports, cycled. A port stays taken until the socket that used it
+/// is destroyed (its endpoint freed), however long that takes (elephants, TIME_WAIT,
+/// LAST_ACK): ns-3's Bind(port) does not see connected sockets, whose endpoints no longer
+/// have the wildcard local address, so reusing their port would create a second endpoint
+/// with the same 4-tuple (NS_FATAL "Too many endpoints" once the pool wraps around).
+struct PortPool
+{
+    uint16_t lo = 20000, hi = 65000, next = 20000;
+    std::vector<bool> busy = std::vector<bool>(65536, false);
+
+    /// A free port, or 0 if all are taken.
+    uint16_t Take()
+    {
+        for (uint32_t n = 0; n < uint32_t(hi - lo); ++n)
+        {
+            const uint16_t p = next;
+            next = next + 1 >= hi ? lo : next + 1;
+            if (!busy[p])
+            {
+                busy[p] = true;
+                return p;
+            }
+        }
+        return 0;
+    }
+
+    void Release(uint16_t p)
+    {
+        busy[p] = false;
+    }
+};
+
+/// Answers each request with the response size of its connection (known out of band).
+class WebServer : public FlowListener
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid =
+            TypeId("aqmlab::WebServer").SetParent<FlowListener>().SetGroupName("Applications");
+        return tid;
+    }
+
+    void Setup(const TcpProfile* profile, uint16_t port, const FlowRegistry* registry,
+               std::vector<FlowInfo>* flows, std::vector<FlowStats>* stats)
+    {
+        SetupListener(profile, port, registry, flows, stats);
+    }
+
+  private:
+    struct Conn
+    {
+        uint32_t flow;
+        double got;
+        bool answered;
+    };
+
+    void DoDispose() override
+    {
+        m_conns.clear();
+        m_keep.clear();
+        FlowListener::DoDispose();
+    }
+
+    void Accepted(Ptr<Socket> s, uint32_t f) override
+    {
+        if (Ptr<AqmTcpSocket> a = DynamicCast<AqmTcpSocket>(s))
+        {
+            a->SetStats(&(*m_stats)[f]); // the server sends the data: count its segments
+        }
+        m_conns[PeekPointer(s)] = Conn{f, 0, false};
+        s->SetRecvCallback(MakeCallback(&WebServer::Read, this));
+        s->SetCloseCallbacks(MakeCallback(&WebServer::Closed, this),
+                             MakeCallback(&WebServer::Closed, this));
+        m_keep[PeekPointer(s)] = s;
+    }
+
+    void Read(Ptr<Socket> s)
+    {
+        auto it = m_conns.find(PeekPointer(s));
+        Ptr<Packet> p;
+        while ((p = s->Recv()))
+        {
+            if (p->GetSize() == 0 || it == m_conns.end())
+            {
+                break;
+            }
+            Conn& c = it->second;
+            c.got += p->GetSize();
+            const FlowInfo& info = (*m_flows)[c.flow];
+            if (!c.answered && c.got >= info.request)
+            {
+                c.answered = true;
+                m_sender.Start(s, info.target, true);
+            }
+        }
+    }
+
+    void Closed(Ptr<Socket> s)
+    {
+        m_sender.Forget(s);
+        m_conns.erase(PeekPointer(s));
+        Simulator::ScheduleNow(&WebServer::Drop, this, PeekPointer(s));
+    }
+
+    void Drop(Socket* s)
+    {
+        m_keep.erase(s);
+    }
+
+    ByteSender m_sender;
+    std::unordered_map<Socket*, Conn> m_conns;
+    std::unordered_map<Socket*, Ptr<Socket>> m_keep;
+};
+
+class WebClient : public Application
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid =
+            TypeId("aqmlab::WebClient").SetParent<Application>().SetGroupName("Applications");
+        return tid;
+    }
+
+    /// `flows`: indices (sorted by start time) this client opens; `onComplete(flow)` is
+    /// called when a response has fully arrived.
+    void Setup(const TcpProfile* profile, Address server, std::vector<uint32_t> order,
+               std::shared_ptr<PortPool> ports, FlowRegistry* registry,
+               std::vector<FlowInfo>* flows,
+               std::vector<FlowStats>* stats, std::function<void(uint32_t)> onComplete)
+    {
+        m_profile = profile;
+        m_server = server;
+        m_order = std::move(order);
+        m_ports = std::move(ports);
+        m_registry = registry;
+        m_flows = flows;
+        m_stats = stats;
+        m_onComplete = std::move(onComplete);
+    }
+
+  private:
+    void StartApplication() override
+    {
+        m_addr = GetNode()->GetObject<Ipv4>()->GetAddress(1, 0).GetLocal();
+        ScheduleNext();
+    }
+
+    void StopApplication() override
+    {
+        m_next.Cancel();
+    }
+
+    void DoDispose() override
+    {
+        m_conns.clear();
+        m_keep.clear();
+        Application::DoDispose();
+    }
+
+    void ScheduleNext()
+    {
+        if (m_pos >= m_order.size())
+        {
+            return;
+        }
+        const double t = (*m_flows)[m_order[m_pos]].start;
+        const double now = Simulator::Now().GetSeconds();
+        m_next = Simulator::Schedule(Seconds(std::max(0.0, t - now)), &WebClient::Open, this);
+    }
+
+    void Open()
+    {
+        OpenNow(m_order[m_pos++]);
+        ScheduleNext();
+    }
+
+  public:
+    /// Open the connection of flow `f` now (its server is this client's server).
+    void OpenNow(uint32_t f)
+    {
+        if (m_addr == Ipv4Address())
+        {
+            m_addr = GetNode()->GetObject<Ipv4>()->GetAddress(1, 0).GetLocal();
+        }
+        (*m_flows)[f].start = Simulator::Now().GetSeconds();
+        Ptr<AqmTcpSocket> s = MakeTcpSocket(GetNode(), *m_profile);
+        uint16_t port = m_ports->Take();
+        if (port != 0 && s->Bind(InetSocketAddress(Ipv4Address::GetAny(), port)) != 0)
+        {
+            m_ports->Release(port);
+            port = 0;
+        }
+        if (port != 0)
+        {
+            s->SetOnDestroy([pool = m_ports, port] { pool->Release(port); });
+            m_registry->Add(m_addr, port, f);
+            m_conns[PeekPointer(s)] = f;
+            m_keep[PeekPointer(s)] = s;
+            s->SetConnectCallback(MakeCallback(&WebClient::Connected, this),
+                                  MakeCallback(&WebClient::Failed, this));
+            s->SetRecvCallback(MakeCallback(&WebClient::Read, this));
+            s->SetCloseCallbacks(MakeCallback(&WebClient::Closed, this),
+                                 MakeCallback(&WebClient::Failed, this));
+            s->Connect(m_server);
+        }
+        else if (m_onComplete)
+        {
+            m_onComplete(f); // no port: the record stays incomplete, the user moves on
+        }
+    }
+
+  private:
+
+    void Connected(Ptr<Socket> s)
+    {
+        auto it = m_conns.find(PeekPointer(s));
+        if (it != m_conns.end())
+        {
+            m_sender.Start(s, (*m_flows)[it->second].request, false);
+        }
+    }
+
+    void Read(Ptr<Socket> s)
+    {
+        auto it = m_conns.find(PeekPointer(s));
+        Ptr<Packet> p;
+        const double now = Simulator::Now().GetSeconds();
+        while ((p = s->Recv()))
+        {
+            if (p->GetSize() == 0 || it == m_conns.end())
+            {
+                break;
+            }
+            const uint32_t f = it->second;
+            FlowInfo& info = (*m_flows)[f];
+            FlowStats& st = (*m_stats)[f];
+            if (info.firstRx < 0)
+            {
+                info.firstRx = now;
+            }
+            st.bytesReceived += p->GetSize();
+            if (info.completion < 0 && st.bytesReceived >= info.target)
+            {
+                info.completion = now;
+                if (m_onComplete)
+                {
+                    m_onComplete(f);
+                }
+            }
+        }
+    }
+
+    void Closed(Ptr<Socket> s)
+    {
+        auto it = m_conns.find(PeekPointer(s));
+        if (it != m_conns.end())
+        {
+            FlowInfo& info = (*m_flows)[it->second];
+            if (info.completion < 0 && (*m_stats)[it->second].bytesReceived >= info.target)
+            {
+                info.completion = Simulator::Now().GetSeconds(); // empty reply
+                if (m_onComplete)
+                {
+                    m_onComplete(it->second);
+                }
+            }
+        }
+        s->Close();
+        Release(s);
+    }
+
+    void Failed(Ptr<Socket> s)
+    {
+        auto it = m_conns.find(PeekPointer(s));
+        if (it != m_conns.end() && m_onFail)
+        {
+            m_onFail(it->second); // aborted: the record stays incomplete
+        }
+        Release(s);
+    }
+
+  public:
+    /// Called when a connection fails (the response never completes).
+    void SetFailCallback(std::function<void(uint32_t)> cb)
+    {
+        m_onFail = std::move(cb);
+    }
+
+  private:
+
+    void Release(Ptr<Socket> s)
+    {
+        m_sender.Forget(s);
+        m_conns.erase(PeekPointer(s));
+        Simulator::ScheduleNow(&WebClient::Drop, this, PeekPointer(s));
+    }
+
+    void Drop(Socket* s)
+    {
+        m_keep.erase(s);
+    }
+
+    const TcpProfile* m_profile{nullptr};
+    Address m_server;
+    std::vector<uint32_t> m_order;
+    size_t m_pos{0};
+    std::shared_ptr<PortPool> m_ports;
+    FlowRegistry* m_registry{nullptr};
+    std::vector<FlowInfo>* m_flows{nullptr};
+    std::vector<FlowStats>* m_stats{nullptr};
+    std::function<void(uint32_t)> m_onComplete;
+    std::function<void(uint32_t)> m_onFail;
+    Ipv4Address m_addr;
+    EventId m_next;
+    ByteSender m_sender;
+    std::unordered_map<Socket*, uint32_t> m_conns;
+    std::unordered_map<Socket*, Ptr<Socket>> m_keep;
+};
+
+/// Browsing users (Mah 1997 as run by the UNC generator): each user fetches pages one after
+/// another; a page is a primary object fetched alone, then its secondary objects over at
+/// most two concurrent connections; after the page the user thinks, then starts the next
+/// one. Each object is one connection (flow) opened through the WebClient of the page's
+/// server. The scripts (servers, sizes, think times) come from Python.
+struct BrowsingScript
+{
+    std::vector<uint32_t> userClient, userFirstPage, userNPages;
+    std::vector<double> userStart;
+    std::vector<uint32_t> pageServer, pageFirstObj, pageNObj;
+    std::vector<double> pageThink;
+    uint32_t flowBase = 0;
+    uint32_t profile = 0;
+};
+
+class Browser
+{
+  public:
+    Browser(const BrowsingScript* script, std::function<Ptr<WebClient>(uint32_t, uint32_t)> client)
+        : m_script(script),
+          m_client(std::move(client))
+    {
+        const auto& sc = *m_script;
+        m_users.resize(sc.userClient.size());
+        size_t nObj = 0;
+        for (size_t p = 0; p < sc.pageNObj.size(); ++p)
+        {
+            nObj = std::max<size_t>(nObj, sc.pageFirstObj[p] + sc.pageNObj[p]);
+        }
+        m_pageOf.assign(nObj, 0);
+        m_userOfPage.assign(sc.pageNObj.size(), 0);
+        for (uint32_t u = 0; u < sc.userClient.size(); ++u)
+        {
+            for (uint32_t p = sc.userFirstPage[u]; p < sc.userFirstPage[u] + sc.userNPages[u]; ++p)
+            {
+                m_userOfPage[p] = u;
+                for (uint32_t o = sc.pageFirstObj[p]; o < sc.pageFirstObj[p] + sc.pageNObj[p]; ++o)
+                {
+                    m_pageOf[o] = p;
+                }
+            }
+            if (sc.userNPages[u] > 0)
+            {
+                Simulator::Schedule(Seconds(sc.userStart[u]), &Browser::StartPage, this, u,
+                                    sc.userFirstPage[u]);
+            }
+        }
+    }
+
+    /// A connection of this browser finished (completed or failed).
+    void ObjectDone(uint32_t flow)
+    {
+        const auto& sc = *m_script;
+        const uint32_t obj = flow - sc.flowBase;
+        const uint32_t p = m_pageOf.at(obj);
+        User& u = m_users[m_userOfPage[p]];
+        u.active -= 1;
+        u.remaining -= 1;
+        if (u.remaining == 0)
+        {
+            Simulator::Schedule(Seconds(sc.pageThink[p]), &Browser::NextPage, this,
+                                m_userOfPage[p], p);
+            return;
+        }
+        Fill(m_userOfPage[p], p);
+    }
+
+  private:
+    struct User
+    {
+        uint32_t next = 0;      // next object to open
+        uint32_t active = 0;    // connections open
+        uint32_t remaining = 0; // objects of the page not yet done
+    };
+
+    void StartPage(uint32_t ui, uint32_t p)
+    {
+        const auto& sc = *m_script;
+        User& u = m_users[ui];
+        u.next = sc.pageFirstObj[p];
+        u.remaining = sc.pageNObj[p];
+        if (u.remaining == 0)
+        {
+            NextPage(ui, p);
+            return;
+        }
+        Open(ui, p); // the primary object, alone
+    }
+
+    void Fill(uint32_t ui, uint32_t p)
+    {
+        const auto& sc = *m_script;
+        User& u = m_users[ui];
+        while (u.active < 2 && u.next < sc.pageFirstObj[p] + sc.pageNObj[p])
+        {
+            Open(ui, p);
+        }
+    }
+
+    void Open(uint32_t ui, uint32_t p)
+    {
+        const auto& sc = *m_script;
+        User& u = m_users[ui];
+        const uint32_t flow = sc.flowBase + u.next++;
+        u.active += 1;
+        m_client(sc.userClient[ui], sc.pageServer[p])->OpenNow(flow);
+    }
+
+    void NextPage(uint32_t ui, uint32_t p)
+    {
+        const auto& sc = *m_script;
+        if (p + 1 < sc.userFirstPage[ui] + sc.userNPages[ui])
+        {
+            StartPage(ui, p + 1);
+        }
+    }
+
+    const BrowsingScript* m_script;
+    std::function<Ptr<WebClient>(uint32_t, uint32_t)> m_client;
+    std::vector<User> m_users;
+    std::vector<uint32_t> m_pageOf, m_userOfPage;
+};
+
+} // namespace aqmlab

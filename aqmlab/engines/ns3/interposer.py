@@ -1,0 +1,116 @@
+"""Build and load a g++-compiled library whose member functions replace the wheel's own.
+
+The technique of ``socket_tables`` as a reusable class: a C++ file in ``cpp/`` defines
+members of ns-3 classes; g++ compiles it once against the wheel's headers into a cache
+folder (keyed by the source, the flags and the wheel's library); loaded with
+``RTLD_GLOBAL`` *before* any ns-3 library, its definitions win symbol resolution, so the
+wheel's calls through its PLT (calls across translation units) bind to them. Without g++,
+or with all of the library's environment switches at ``0``, nothing is loaded and ns-3's
+own functions run.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import os
+import shutil
+import subprocess
+import tempfile
+import warnings
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+
+_FLAGS = ("-std=c++20", "-O2", "-fPIC", "-shared", "-DNS3_LOG_ENABLE", "-DNS3_ASSERT_ENABLE",
+          "-DNS3_BUILD_PROFILE_RELEASE")
+
+
+def cache_dir() -> Path:
+    """Where compiled libraries are kept (``$AQMLAB_CACHE``, ``$XDG_CACHE_HOME`` or ~/.cache)."""
+    root = os.environ.get("AQMLAB_CACHE") or os.environ.get("XDG_CACHE_HOME")
+    return Path(root) / "aqmlab" if root else Path.home() / ".cache" / "aqmlab"
+
+
+def wheel_loaded(version: str, module: str) -> bool:
+    """Whether ns-3's ``module`` library of this version is already mapped into this process."""
+    try:
+        return f"libns{version}-{module}.so" in Path("/proc/self/maps").read_text()
+    except OSError:
+        return False
+
+
+@dataclass
+class Interposer:
+    """One library: ``source`` in ``aqmlab/engines/ns3/cpp``, the symbols it exports (a linker
+    version script's ``global:`` patterns), the ns-3 modules it links, and the environment
+    switches that turn its parts off (it is not loaded when every one is ``0``)."""
+
+    source: str
+    exports: tuple[str, ...]
+    modules: tuple[str, ...]
+    switches: tuple[str, ...]
+    what: str  # for warnings: what stays slow without it
+    _lib: ctypes.CDLL | None = field(default=None, init=False, repr=False)
+
+    @property
+    def lib_name(self) -> str:
+        return f"libaqmlab_{Path(self.source).stem}.so"
+
+    def wanted(self) -> bool:
+        """Whether any of its switches is on in this process's environment."""
+        return any(os.environ.get(s, "1") != "0" for s in self.switches)
+
+    def library_path(self, prefix: Path, version: str) -> Path | None:
+        """The compiled library for this wheel, built if missing; None if it cannot be."""
+        source = (Path(str(resources.files("aqmlab.engines.ns3") / "cpp")) / self.source).read_bytes()
+        lib = prefix / "lib64" / f"libns{version}-{self.modules[0]}.so"
+        stamp = f"{lib}:{lib.stat().st_size}:{lib.stat().st_mtime_ns}" if lib.exists() else ""
+        key = hashlib.sha256(source + stamp.encode() + " ".join(_FLAGS).encode()
+                             + " ".join(self.modules).encode()).hexdigest()[:16]
+        out = cache_dir() / "native" / key / self.lib_name
+        if out.exists():
+            return out
+        gxx = shutil.which(os.environ.get("CXX", "g++"))
+        if gxx is None:
+            warnings.warn(f"g++ not found: {self.what} (same results, slower)", RuntimeWarning,
+                          stacklevel=3)
+            return None
+        out.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(dir=out.parent) as tmp:
+            src, script, built = Path(tmp) / self.source, Path(tmp) / "exports.map", Path(tmp) / "lib.so"
+            src.write_bytes(source)
+            script.write_text("{\n  global:\n" + "".join(f"    {e};\n" for e in self.exports)
+                              + "  local: *;\n};\n")
+            libdir = prefix / "lib64"
+            cmd = [gxx, *_FLAGS, f"-I{prefix / 'include'}", str(src), f"-L{libdir}",
+                   *(f"-lns{version}-{m}" for m in self.modules), "-ldl",
+                   f"-Wl,-rpath,{libdir}", f"-Wl,--version-script,{script}", "-o", str(built)]
+            done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+            if done.returncode != 0:
+                warnings.warn(f"could not compile {self.source} ({self.what}):\n"
+                              f"{done.stderr[-2000:]}", RuntimeWarning, stacklevel=3)
+                return None
+            os.replace(built, out)  # atomic: concurrent workers see a whole library or none
+        return out
+
+    def load(self, prefix: Path, version: str) -> bool:
+        """Load the library (before any ns-3 library); True if it is in place."""
+        if self._lib is not None:
+            return True
+        if not self.wanted():
+            return False
+        if any(wheel_loaded(version, m) for m in self.modules):
+            warnings.warn(f"ns-3 was loaded before aqmlab: {self.what}", RuntimeWarning,
+                          stacklevel=2)
+            return False
+        path = self.library_path(prefix, version)
+        if path is None:
+            return False
+        self._lib = ctypes.CDLL(str(path), mode=os.RTLD_NOW | os.RTLD_GLOBAL)
+        return True
+
+    @property
+    def lib(self) -> ctypes.CDLL | None:
+        """The loaded library (None if not loaded)."""
+        return self._lib

@@ -1,0 +1,76 @@
+"""The speed-ups of aqmlab's ns-3 runs that change no result, and their off-switches.
+
+Each one is on by default and off in a process started with its environment variable set
+to ``0``; ``bench/check_identical.py`` runs scenarios with all of them off and on and
+compares every table, and each has a test in ``tests/sim/`` that does the same on a small
+case. The C++ ones read their variable once per process, at first use. The switches
+(:data:`SWITCHES`; ``bench/README.md`` lists them too):
+
+* in the JIT-compiled headers (``cpp/*.h``): ``AQMLAB_FAST_ROUTING``,
+  ``AQMLAB_ROUTE_INDEX`` (also ``verify``), ``AQMLAB_DIRECT_RX``,
+  ``AQMLAB_FAST_ATTRIBUTES``, ``AQMLAB_RAW_HEADERS``, ``AQMLAB_FILL_ONCE``;
+* in the interposed libraries loaded before the wheel (``cpp/*.cc``):
+  ``AQMLAB_SOCKET_TABLES`` (the socket-tables library; with it ``AQMLAB_SPF_INDEX``,
+  ``AQMLAB_FAST_OPTIONS``, ``AQMLAB_TX_TIME_MEMO``), ``AQMLAB_FAST_CONSTRUCT`` and
+  ``AQMLAB_TRACE_MEMO`` (the object-memo library, :mod:`~aqmlab.engines.ns3.object_memo`).
+
+Run meta records which were on (:func:`active`).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from aqmlab.engines.ns3 import object_memo, socket_tables
+
+#: Environment variable -> what it switches off when set to "0".
+SWITCHES: dict[str, str] = {
+    "AQMLAB_SOCKET_TABLES": "O(1) socket and endpoint bookkeeping (cpp/socket_tables.cc)",
+    "AQMLAB_FAST_ROUTING": "memoised local-address test and routes per destination at each "
+                           "node (cpp/fast_routing.h)",
+    "AQMLAB_ROUTE_INDEX": "a node's first route to a destination from hash indexes of the "
+                          "static and global route lists, not a scan (cpp/route_index.h; "
+                          "'verify' asks both and counts disagreements)",
+    "AQMLAB_DIRECT_RX": "point-to-point devices hand IPv4 packets straight to IPv4, "
+                        "without the node's and traffic control's handler scans "
+                        "(cpp/direct_rx.h)",
+    "AQMLAB_FAST_ATTRIBUTES": "a TCP profile's socket attributes parsed once, not per socket "
+                              "(cpp/tcp_socket.h)",
+    "AQMLAB_RAW_HEADERS": "aqmlab's code reads TCP ports, flags and header length from the "
+                          "header's bytes instead of deserializing it (cpp/tcp_peek.h)",
+    "AQMLAB_FAST_CONSTRUCT": "ns-3 Objects built from a per-TypeId memo of their attributes "
+                             "(cpp/object_memo.cc)",
+    "AQMLAB_TRACE_MEMO": "trace sources found by name once per TypeId (cpp/object_memo.cc)",
+    "AQMLAB_SPF_INDEX": "O(1) link records while global routing computes the routes "
+                        "(cpp/spf_index.cc, in the socket-tables library)",
+    "AQMLAB_FILL_ONCE": "applications fill a send buffer with one Send, not a loop of "
+                        "small ones (cpp/apps.h, cpp/web.h)",
+    "AQMLAB_FAST_OPTIONS": "TCP options of deserialized headers built without an "
+                           "ObjectFactory (cpp/per_packet_memo.cc, socket-tables library)",
+    "AQMLAB_TX_TIME_MEMO": "transmission times remembered per (rate, size) "
+                           "(cpp/per_packet_memo.cc, socket-tables library)",
+}
+
+
+def switched_off(name: str, env: dict[str, str] | None = None) -> bool:
+    """Whether ``name`` is set to "0" in ``env`` (default: this process's environment)."""
+    return (os.environ if env is None else env).get(name, "") == "0"
+
+
+def all_off() -> dict[str, str]:
+    """Environment variables that turn every speed-up off."""
+    return dict.fromkeys(SWITCHES, "0")
+
+
+def active(cpp: Any) -> dict[str, bool]:
+    """Which of the speed-ups this process uses (``cpp``: the aqmlab namespace)."""
+    return {**object_memo.enabled(),
+            **{name: socket_tables.active() and not switched_off(f"AQMLAB_{name.upper()}")
+               for name in ("spf_index", "fast_options", "tx_time_memo")},
+            "fast_routing": bool(cpp.FastRoutingEnabled()),
+            "route_index": int(cpp.RouteIndexMode()) != 0,
+            "direct_rx": bool(cpp.DirectRxEnabled()),
+            "fast_attributes": bool(cpp.FastAttributesEnabled()),
+            "raw_headers": bool(cpp.RawHeadersEnabled()),
+            "fill_once": bool(cpp.FillOnceEnabled())}

@@ -1,0 +1,263 @@
+"""TCP sender/receiver configuration (defaults follow ns-2.35, not ns-3) and its ns-3 socket
+attributes."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from aqmlab.errors import ScenarioError
+from aqmlab.kinds.tcp import mechanisms
+from aqmlab.kinds.tcp.base import TCP_VARIANTS, Variant
+from aqmlab.units import (
+    Spec,
+    check_bool,
+    check_choice,
+    check_float,
+    check_int,
+    check_keys,
+    check_time,
+    parse_bytes,
+    parse_time,
+    set_attr,
+)
+
+__all__ = ["Tcp", "Ns3Tcp"]
+
+LOSS_IN_CWR = ("fast_retransmit", "timeout")
+RECOVERY = {"classic": "ns3::TcpClassicRecovery", "prr": "ns3::TcpPrrRecovery"}
+
+
+@dataclass(frozen=True, kw_only=True)
+class Tcp(Spec):
+    """TCP configuration; every default is ns-2.35-like.
+
+    - ``variant`` "reno" (ns-2 Agent/TCP/Reno); a name in
+      :data:`~aqmlab.kinds.tcp.base.TCP_VARIANTS`.
+    - ``ecn`` False (ns-2 ``ecn_ 0``); required True for "dctcp".
+    - ``mss`` 1000 bytes of payload (ns-2 ``packetSize_``), 100..9000.
+    - ``initial_cwnd`` 2 segments (ns-2 ``windowInit_``).
+    - ``delayed_ack`` False (ns-2 Agent/TCPSink, not DelAck); ``delack_timeout`` 100 ms
+      (ns-2 ``interval_``).
+    - ``min_rto`` 200 ms (ns-2 ``minrto_``); ``initial_rto`` 3 s (ns-2 ``rtxcur_init_``);
+      ``clock_granularity`` 10 ms (ns-2 ``tcpTick_``).
+    - ``timestamps`` False (ns-2 ``timestamps_``); ``window_scaling`` True.
+    - ``rcv_window`` 1 MB, ``snd_buffer`` 4 MB: chosen never to limit the sender (ns-2's
+      ``window_`` 20 is usually raised in AQM studies); both >= ``mss``.
+    - ``limited_transmit`` True (RFC 3042); ``recovery`` "auto" ("classic" for
+      reno/newreno/sack, "prr" otherwise), "classic" or "prr".
+    - ``dupack_threshold`` 3 (ns-2 ``numdupacks_``).
+    - ``rtt_alpha`` 0.125, ``rtt_beta`` 0.25 (RFC 6298 gains; ns-2 ``T_SRTT_BITS`` 3,
+      ``T_RTTVAR_BITS`` 2).
+    - ``max_retries`` 1000000: ns-2 never gives up on a connection.
+    - ``loss_in_cwr`` "fast_retransmit": a loss that duplicate ACKs reveal while ECN's CWR
+      state cuts the window is fast-retransmitted at once, the window cut once (ns-2,
+      Linux); "timeout" is ns-3.44, which ignores those dupacks until the RTO (and aborts
+      SACK runs on an NS_ASSERT). Serialised only with ``ecn``, so other hashes are kept.
+    - ``nagle`` False: a segment shorter than the MSS waits while data is unacknowledged
+      (RFC 896). ns-2's Full-TCP (web traffic) has it on (``nodelay_ false``); its one-way
+      agents have no application writes to coalesce. Serialised only when on.
+    - ``max_seg_lifetime`` "1s": TIME_WAIT lasts 2 MSL. ns-2 has no TIME_WAIT; ns-3's 120 s
+      would keep thousands of web connections' sockets alive (ns-3 demultiplexes by a
+      linear scan), so the default is short.
+    - The retransmission timer and Reno's recovery, where ns-2 and ns-3 part ways (details
+      and measurements in :mod:`aqmlab.kinds.tcp.mechanisms`), each "auto": ns-2's
+      behaviour for reno/newreno/sack (one-way agents for bulk flows and transfers,
+      Full-TCP for web traffic), ns-3's for the other variants. Serialised only when set.
+      ``rtt_sampling`` "every_ack" | "timed" (ns-2: one timed segment per round trip);
+      ``rto_clock`` "exact" | "ticks" (ns-2: RTO arithmetic in ticks of
+      ``clock_granularity``); ``rto_backoff_reset`` "new_ack" | "rtt_sample" (ns-2's
+      one-way agents keep a backed-off RTO until an RTT sample); ``rto_restart``
+      "new_ack" | "fast_retransmit" (ns-2 also restarts the timer at a fast retransmit);
+      ``timeout_ssthresh`` "flight" | "window" (ns-2 halves min(cwnd, rwnd) at every
+      timeout); ``ca_increase`` "whole_bytes" | "exact" (ns-2 adds exactly 1/cwnd per
+      ACK); ``fast_retransmit_guard`` "timeout" | "fast_retransmit" (Reno; ns-2's
+      bugFix_: no second fast retransmit within a window); ``reno_window``
+      "ns3" | "ns2" (ns-2's one-way Reno: cwnd = exactly half the window at a fast
+      retransmit, inflated by every duplicate ACK); ``dupacks_after_timeout`` "ignored" |
+      "limited_transmit" (ns-2's one-way agents keep limited transmit after a timeout).
+    """
+
+    variant: str = "reno"
+    ecn: bool = False
+    mss: int = 1000
+    initial_cwnd: int = 2
+    delayed_ack: bool = False
+    delack_timeout: str | float = "100ms"
+    min_rto: str | float = "200ms"
+    initial_rto: str | float = "3s"
+    clock_granularity: str | float = "10ms"
+    timestamps: bool = False
+    window_scaling: bool = True
+    rcv_window: str | int = "1MB"
+    snd_buffer: str | int = "4MB"
+    limited_transmit: bool = True
+    recovery: str = "auto"
+    dupack_threshold: int = 3
+    rtt_alpha: float = 0.125
+    rtt_beta: float = 0.25
+    max_retries: int = 1000000
+    max_seg_lifetime: str | float = "1s"
+    loss_in_cwr: str = "fast_retransmit"
+    nagle: bool = False
+    rtt_sampling: str = "auto"
+    rto_clock: str = "auto"
+    rto_backoff_reset: str = "auto"
+    rto_restart: str = "auto"
+    timeout_ssthresh: str = "auto"
+    fast_retransmit_guard: str = "auto"
+    ca_increase: str = "auto"
+    reno_window: str = "auto"
+    dupacks_after_timeout: str = "auto"
+
+    def __post_init__(self) -> None:
+        TCP_VARIANTS.lookup(self.variant, "variant")
+        check_choice(self.loss_in_cwr, "loss_in_cwr", LOSS_IN_CWR)
+        mechanisms.check(self)
+        for name in ("ecn", "delayed_ack", "timestamps", "window_scaling", "limited_transmit",
+                     "nagle"):
+            check_bool(getattr(self, name), name)
+        check_int(self.mss, "mss", ge=100, le=9000)
+        check_int(self.initial_cwnd, "initial_cwnd", ge=1)
+        check_time(self.delack_timeout, "delack_timeout", positive=True)
+        check_time(self.min_rto, "min_rto")
+        check_time(self.initial_rto, "initial_rto", positive=True)
+        check_time(self.clock_granularity, "clock_granularity", positive=True)
+        for name in ("rcv_window", "snd_buffer"):
+            if parse_bytes(getattr(self, name), name) < self.mss:
+                raise ScenarioError(
+                    name, getattr(self, name), f"{name} must be >= mss ({self.mss} B)"
+                )
+        check_choice(self.recovery, "recovery", ("auto", "classic", "prr"))
+        check_int(self.dupack_threshold, "dupack_threshold", ge=1)
+        set_attr(self, "rtt_alpha", check_float(self.rtt_alpha, "rtt_alpha", gt=0, le=1))
+        set_attr(self, "rtt_beta", check_float(self.rtt_beta, "rtt_beta", gt=0, le=1))
+        check_int(self.max_retries, "max_retries", ge=1)
+        check_time(self.max_seg_lifetime, "max_seg_lifetime")
+        if self.variant_info.needs_ecn and not self.ecn:
+            raise ScenarioError("ecn", self.ecn,
+                                f"variant {self.variant!r} requires ecn = true")
+
+    def to_dict(self) -> dict[str, Any]:
+        d = super().to_dict()
+        if not d["ecn"]:  # no CWR without ECN: such scenarios keep their hashes
+            del d["loss_in_cwr"]
+        if not d["nagle"]:  # the default: older scenarios keep their hashes
+            del d["nagle"]
+        for name in mechanisms.FIELDS:  # "auto": older scenarios keep their hashes
+            if d[name] == "auto":
+                del d[name]
+        return d
+
+    @property
+    def variant_info(self) -> Variant:
+        """The registered :class:`~aqmlab.kinds.tcp.base.Variant` of ``variant``."""
+        return TCP_VARIANTS[self.variant]
+
+    @property
+    def sack(self) -> bool:
+        """Whether SACK is negotiated (every variant except reno/newreno)."""
+        return self.variant_info.sack
+
+    @property
+    def effective_recovery(self) -> str:
+        """``recovery`` with "auto" resolved: "classic" for reno/newreno/sack, else "prr"."""
+        if self.recovery != "auto":
+            return self.recovery
+        return "classic" if self.variant_info.classic else "prr"
+
+    @property
+    def rcv_window_bytes(self) -> int:
+        return parse_bytes(self.rcv_window, "rcv_window")
+
+    @property
+    def snd_buffer_bytes(self) -> int:
+        return parse_bytes(self.snd_buffer, "snd_buffer")
+
+    @property
+    def delack_timeout_s(self) -> float:
+        return parse_time(self.delack_timeout, "delack_timeout")
+
+    @property
+    def min_rto_s(self) -> float:
+        return parse_time(self.min_rto, "min_rto")
+
+    @property
+    def initial_rto_s(self) -> float:
+        return parse_time(self.initial_rto, "initial_rto")
+
+    @property
+    def max_seg_lifetime_s(self) -> float:
+        return parse_time(self.max_seg_lifetime, "max_seg_lifetime")
+
+    @property
+    def clock_granularity_s(self) -> float:
+        return parse_time(self.clock_granularity, "clock_granularity")
+
+    def with_overrides(self, d: Mapping[str, Any] | None) -> Tcp:
+        """A validated copy with the fields in ``d`` replaced; unknown keys raise ScenarioError."""
+        if not d:
+            return self
+        if not isinstance(d, Mapping):
+            raise ScenarioError("tcp", d, "must be a table/dict of Tcp fields")
+        check_keys(d, [f.name for f in dataclasses.fields(self)])
+        return dataclasses.replace(self, **d)
+
+    def mechanism(self, name: str, one_way: bool = True) -> str:
+        """A field of :mod:`~aqmlab.kinds.tcp.mechanisms` with "auto" resolved, for a
+        socket of a bulk flow or transfer (``one_way``) or of a web connection."""
+        return mechanisms.resolve(self, name, one_way)
+
+    def ns3(self, one_way: bool = True) -> Ns3Tcp:
+        """Socket configuration for ns-3 (set per socket, not through Config defaults);
+        ``one_way``: a bulk flow or transfer (ns-2's one-way agents), not web traffic."""
+        attrs = (
+            ("SegmentSize", str(self.mss)),
+            ("InitialCwnd", str(self.initial_cwnd)),
+            ("DelAckCount", "2" if self.delayed_ack else "1"),
+            ("DelAckTimeout", _ns(self.delack_timeout_s)),
+            ("RcvBufSize", str(self.rcv_window_bytes)),
+            ("SndBufSize", str(self.snd_buffer_bytes)),
+            ("ConnTimeout", _ns(self.initial_rto_s)),
+            ("ConnCount", str(self.max_retries)),
+            ("DataRetries", str(self.max_retries)),
+            ("TcpNoDelay", _b(not self.nagle)),
+            ("MinRto", _ns(self.min_rto_s)),
+            ("ClockGranularity", _ns(self.clock_granularity_s)),
+            ("Timestamp", _b(self.timestamps)),
+            ("WindowScaling", _b(self.window_scaling)),
+            ("Sack", _b(self.sack)),
+            ("UseEcn", "On" if self.ecn else "Off"),
+            ("LimitedTransmit", _b(self.limited_transmit)),
+            ("ReTxThreshold", str(self.dupack_threshold)),
+            ("MaxSegLifetime", repr(self.max_seg_lifetime_s)),
+            ("CwrFastRetransmit", _b(self.loss_in_cwr == "fast_retransmit")),  # aqmlab's socket
+            *mechanisms.ns3_attributes(self, one_way),
+        )
+        return Ns3Tcp(mechanisms.ns3_congestion(self, one_way), RECOVERY[self.effective_recovery],
+                      self.variant_info.aqmlab_reno, self.rtt_alpha, self.rtt_beta, attrs)
+
+
+@dataclass(frozen=True)
+class Ns3Tcp:
+    """A TCP profile as aqmlab's ns-3 socket factory takes it."""
+
+    congestion: str
+    recovery: str
+    reno: bool
+    rtt_alpha: float
+    rtt_beta: float
+    attributes: tuple[tuple[str, str], ...]
+
+    def flat(self) -> list[str]:
+        return [x for pair in self.attributes for x in pair]
+
+
+def _ns(t: float) -> str:
+    return f"{t * 1e9:.0f}ns"
+
+
+def _b(v: bool) -> str:
+    return "true" if v else "false"

@@ -1,3 +1,0 @@
-// aqmlab/ns3/cpp/aqmlab.h -- umbrella header: everything aqmlab JIT-compiles into ns-3.
-#pragma once
-#include "experiment.h"

@@ -1,0 +1,58 @@
+"""Distances between runs (aqmlab.studies.distances) on synthetic tables."""
+
+from __future__ import annotations
+
+import math
+from types import SimpleNamespace
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from aqmlab.studies.distances import distance, run_metrics, within
+
+
+def fake(rt: np.ndarray | None = None, loss=0.01, util=0.9, queue=10.0, timeouts=(1, 2),
+         goodput=(4.0, 4.0)) -> SimpleNamespace:
+    n = 0 if rt is None else len(rt)
+    requests = pd.DataFrame({"response_time_s": rt if rt is not None else [],
+                             "after_warmup": np.ones(n, bool), "completed": np.ones(n, bool),
+                             "timeout": np.zeros(n, bool)})
+    flows = pd.DataFrame({"timeouts": list(timeouts), "goodput_mbps": list(goodput)})
+    g = np.asarray(goodput)
+    summary = pd.DataFrame([{"loss_rate": loss, "utilisation": util, "avg_qlen_pkts": queue,
+                             "jain_fairness": g.sum() ** 2 / (len(g) * (g**2).sum())}])
+    return SimpleNamespace(requests=requests, flows=flows, summary=summary,
+                           links=pd.DataFrame({"rate_bps": [10e6]}))
+
+
+def test_identical_runs_are_at_distance_zero():
+    rng = np.random.default_rng(1)
+    a = fake(rng.lognormal(-2, 1, 500))
+    d = distance(a, a)
+    assert d["ks"] == 0 and all(v == 0 for k, v in d.items() if k != "ks")
+
+
+def test_ks_of_shifted_samples_and_relative_differences():
+    rng = np.random.default_rng(2)
+    x = rng.uniform(0, 1, 4000)
+    d = distance(fake(x, loss=0.010), fake(x + 0.5, loss=0.012, queue=11.0))
+    assert d["ks"] == pytest.approx(0.5, abs=0.03)
+    assert d["loss_rel"] == pytest.approx(0.002 / 0.012)
+    assert d["queue_rel"] == pytest.approx(1 / 11)
+    assert d["goodput_abs"] == 0
+
+
+def test_bounds_follow_issue_30():
+    between = {"ks": 0.05, "loss_rel": 0.09, "utilisation_rel": 0.11, "queue_rel": 0.0,
+               "timeouts_rel": math.nan, "goodput_abs": 0.031, "jain_abs": 0.05}
+    ok = within(between, floor_ks=0.04)
+    assert ok == {"ks": True, "loss_rel": True, "utilisation_rel": False, "queue_rel": True,
+                  "timeouts_rel": None, "goodput_abs": False, "jain_abs": True}
+    assert within({"ks": 0.061}, floor_ks=0.04)["ks"] is False
+
+
+def test_bulk_runs_use_flow_counters():
+    m = run_metrics(fake(None, timeouts=(3, 5), goodput=(2.0, 6.0)))
+    assert m["timeouts"] == 4 and m["goodput"] == pytest.approx(0.8)
+    assert m["jain"] == pytest.approx(64 / (2 * 40))
