@@ -1,11 +1,15 @@
 """aqmlab on ns-3 beside ns-2.35 on the papers' own workloads, measured side by side in one run.
 
-For each case: CPU seconds of both engines (ns-3: ``Simulator::Run``; ns-2.35: the whole
-``ns`` process, Tcl set-up included), ns-3's events and events per CPU-second, and the ratio
-aqmlab / ns-2. Each ns-3 case also runs with every speed-up switched off (``SPEEDUPS_OFF``:
-the environment switches of aqmlab's C++ speed-ups) and the benchmark exits with status 1
-unless every table of the two ns-3 runs is identical: the speed-ups change speed, never
-results. Runs are worker processes (one at a time, so CPU seconds are not shared).
+For each case, three runs side by side: ns-3 with aqmlab's speed-ups (the default), ns-3
+with every speed-up switched off (``SPEEDUPS_OFF``: each switch of
+``aqmlab.engines.ns3.speedups`` at ``0``), and ns-2.35. Printed: CPU seconds (ns-3:
+``Simulator::Run``; ns-2.35: the whole ``ns`` process, Tcl set-up included), wall seconds
+of the engine's ``simulate`` (ns-3: build, run and column pulls; ns-2.35: script, ``ns`` and
+parsing), ns-3's events and events per CPU-second, and the ratios off / on, on / ns-2 and
+off / ns-2 (medians over ``--rounds``, the on/off order alternating). The benchmark exits
+with status 1 unless every table of the two ns-3 runs is identical: the speed-ups change
+speed, never results. Runs are worker processes (one at a time, so CPU seconds are not
+shared).
 
     .venv/bin/python bench/bench_vs_ns2.py            # ~25 min on 2 cores
     .venv/bin/python bench/bench_vs_ns2.py --quick    # shorter runs, ~5 min
@@ -30,10 +34,16 @@ from typing import Any
 
 import pandas as pd
 
+from aqmlab.engines.ns3 import speedups  # the switches only: ns-3 is not imported
+
 ROOT = Path(__file__).resolve().parents[1]
 
-#: Environment switches that turn aqmlab's C++ speed-ups off (each keeps results identical).
-SPEEDUPS_OFF = {"AQMLAB_SOCKET_TABLES": "0", "AQMLAB_FAST_ROUTING": "0"}
+#: Environment switches that turn every speed-up of the ns-3 engine off (each keeps results
+#: identical): every name of ``aqmlab.engines.ns3.speedups.SWITCHES`` set to "0", i.e.
+#: AQMLAB_SOCKET_TABLES, AQMLAB_FAST_ROUTING, AQMLAB_ROUTE_INDEX, AQMLAB_DIRECT_RX,
+#: AQMLAB_FAST_ATTRIBUTES, AQMLAB_RAW_HEADERS, AQMLAB_FAST_CONSTRUCT, AQMLAB_TRACE_MEMO,
+#: AQMLAB_SPF_INDEX, AQMLAB_FILL_ONCE, AQMLAB_FAST_OPTIONS, AQMLAB_TX_TIME_MEMO.
+SPEEDUPS_OFF = speedups.all_off()
 
 WEB = "weigle_droptail_80.toml"
 #: name -> (example, dotted changes, duration s, warm-up s, note)
@@ -97,15 +107,39 @@ def identical(a: Any, b: Any) -> list[str]:
     return bad
 
 
+def median(xs: list[float]) -> float:
+    return float(pd.Series(xs).median()) if xs else math.nan
+
+
+def ratio(a: float, b: float) -> float:
+    return round(a / b, 2) if b > 0 and not math.isnan(a) and not math.isnan(b) else math.nan
+
+
+def markdown(rows: list[dict[str, Any]]) -> str:
+    """The rows as the table bench/README.md records."""
+    head = ("| case | events | ns-3 on | ns-3 off | ns-2.35 | off / on | on / ns-2 | off / ns-2 "
+            "| wall on / off / ns-2 s | wall on / ns-2 | wall off / ns-2 | identical |")
+    lines = [head, "|" + "---|" * 12]
+    for r in rows:
+        lines.append(
+            f"| {r['case']} | {r['events']:,} | {r['ns3_cpu_s']} | {r['ns3_off_cpu_s']} | "
+            f"{r['ns2_cpu_s']} | **{r['off_over_on']}x** | {r['on_over_ns2']} | "
+            f"{r['off_over_ns2']} | {r['ns3_wall_s']} / {r['ns3_off_wall_s']} / "
+            f"{r['ns2_wall_s']} | {r['wall_on_over_ns2']} | {r['wall_off_over_ns2']} | "
+            f"{r['tables_identical_without_speedups']} |")
+    return "\n".join(lines)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="a quarter of each run length")
     ap.add_argument("--only", action="append", choices=list(CASES), help="repeatable")
     ap.add_argument("--rounds", type=int, default=1, help="repetitions (medians are shown)")
-    ap.add_argument("--no-check", action="store_true", help="skip the speed-ups-off runs")
+    ap.add_argument("--no-check", action="store_true",
+                    help="skip the speed-ups-off runs (no off column, no identity check)")
     ap.add_argument("--json", type=Path, help="write the rows as JSON lines here")
     args = ap.parse_args()
-    os.chdir(tempfile.mkdtemp(prefix="aqmlab-bench-ns2-"))  # the ns-3 loader scans the cwd
+    os.chdir(tempfile.mkdtemp(prefix="aqmlab-bench-ns2-"))  # a scratch working directory
     from aqmlab.engines import ns2
 
     names = args.only or list(CASES)
@@ -119,31 +153,45 @@ def main() -> int:
             on_ns2 = False
             why = str(err).split(" is invalid: ")[0]
             print(f"{name}: ns-3 only ({why})", file=sys.stderr)
-        cpu3, cpu2, events = [], [], math.nan
-        for _ in range(args.rounds):
+        cpu: dict[str, list[float]] = {"on": [], "off": [], "ns2": []}
+        wall: dict[str, list[float]] = {"on": [], "off": [], "ns2": []}
+        events, diff = math.nan, []
+        for r in range(args.rounds):
             t0 = time.perf_counter()
-            a = run(sc, "ns3")
-            cpu3.append(float(a.meta["run_cpu_s"]))
-            events = float(a.meta["events"])
-            if on_ns2:
-                cpu2.append(float(run(sc, "ns2").meta["run_cpu_s"]))
-            print(f"{name}: round in {time.perf_counter() - t0:.0f} s wall", file=sys.stderr)
-        same = ""
-        if not args.no_check:
-            diff = identical(a, run(sc, "ns3", SPEEDUPS_OFF))
-            same = "yes" if not diff else "NO: " + ", ".join(diff)
-            if diff:
-                failed.append(name)
-        c3 = float(pd.Series(cpu3).median())
-        c2 = float(pd.Series(cpu2).median()) if cpu2 else math.nan
-        rows.append({"case": name, "ns3_cpu_s": round(c3, 2), "ns2_cpu_s": round(c2, 2),
-                     "ratio": round(c3 / c2, 2) if cpu2 else math.nan, "events": int(events),
-                     "events_per_cpu_s": int(events / c3) if c3 > 0 else 0,
+            paths = ["on"] if args.no_check else ["on", "off"] if r % 2 == 0 else ["off", "on"]
+            got = {}
+            for path in paths + (["ns2"] if on_ns2 else []):
+                res = run(sc, "ns2" if path == "ns2" else "ns3",
+                          SPEEDUPS_OFF if path == "off" else None)
+                cpu[path].append(float(res.meta["run_cpu_s"]))
+                wall[path].append(float(res.meta["wall_s"]))
+                got[path] = res
+            events = float(got["on"].meta["events"])
+            if "off" in got:
+                diff += [d for d in identical(got["on"], got["off"]) if d not in diff]
+            print(f"{name}: round {r + 1} in {time.perf_counter() - t0:.0f} s wall",
+                  file=sys.stderr)
+        same = "" if args.no_check else "yes" if not diff else "NO: " + ", ".join(diff)
+        if diff:
+            failed.append(name)
+        c, w = ({k: median(v) for k, v in d.items()} for d in (cpu, wall))
+        rows.append({"case": name, "events": int(events),
+                     "ns3_cpu_s": round(c["on"], 2), "ns3_off_cpu_s": round(c["off"], 2),
+                     "ns2_cpu_s": round(c["ns2"], 2), "off_over_on": ratio(c["off"], c["on"]),
+                     "on_over_ns2": ratio(c["on"], c["ns2"]),
+                     "off_over_ns2": ratio(c["off"], c["ns2"]),
+                     "ns3_wall_s": round(w["on"], 1), "ns3_off_wall_s": round(w["off"], 1),
+                     "ns2_wall_s": round(w["ns2"], 1),
+                     "wall_on_over_ns2": ratio(w["on"], w["ns2"]),
+                     "wall_off_over_ns2": ratio(w["off"], w["ns2"]),
+                     "events_per_cpu_s": int(events / c["on"]) if c["on"] > 0 else 0,
                      "tables_identical_without_speedups": same, "what": CASES[name][4]})
         print(json.dumps(rows[-1]), file=sys.stderr)
     df = pd.DataFrame(rows)
-    with pd.option_context("display.width", 200, "display.max_colwidth", 60):
+    with pd.option_context("display.width", 250, "display.max_colwidth", 60):
         print(df.to_string(index=False))
+    print()
+    print(markdown(rows))
     if args.json:
         args.json.write_text("".join(json.dumps(r) + "\n" for r in rows))
     if failed:
