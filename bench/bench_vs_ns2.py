@@ -11,7 +11,7 @@ with status 1 unless every table of the two ns-3 runs is identical: the speed-up
 speed, never results. Runs are worker processes (one at a time, so CPU seconds are not
 shared).
 
-    .venv/bin/python bench/bench_vs_ns2.py            # ~25 min on 2 cores
+    .venv/bin/python bench/bench_vs_ns2.py            # ~16 min on 2 cores (2026-11-25)
     .venv/bin/python bench/bench_vs_ns2.py --quick    # shorter runs, ~5 min
     .venv/bin/python bench/bench_vs_ns2.py --only qiu-1000 --rounds 2
 
@@ -120,7 +120,8 @@ def markdown(rows: list[dict[str, Any]]) -> str:
     head = ("| case | events | ns-3 on | ns-3 off | ns-2.35 | off / on | on / ns-2 | off / ns-2 "
             "| wall on / off / ns-2 s | wall on / ns-2 | wall off / ns-2 | identical |")
     lines = [head, "|" + "---|" * 12]
-    for r in rows:
+    for row in rows:
+        r = {k: "–" if isinstance(v, float) and math.isnan(v) else v for k, v in row.items()}
         lines.append(
             f"| {r['case']} | {r['events']:,} | {r['ns3_cpu_s']} | {r['ns3_off_cpu_s']} | "
             f"{r['ns2_cpu_s']} | **{r['off_over_on']}x** | {r['on_over_ns2']} | "
