@@ -49,8 +49,9 @@ class PlanFlow:
 @dataclass
 class PlanWeb:
     """Request/response connections of one web traffic group, as arrays (one per connection):
-    the server sends ``response`` bytes after reading ``request`` bytes from the client,
-    which opens the connection at ``start_s``; ``delay_s`` is its extra one-way delay."""
+    the server sends ``response`` bytes ``server_delay_s`` after reading ``request`` bytes
+    from the client, which opens the connection at ``start_s``; ``delay_s`` is its extra
+    one-way delay."""
 
     group: int
     tcp: Tcp
@@ -62,9 +63,18 @@ class PlanWeb:
     delay_s: np.ndarray
     base_rtt_s: np.ndarray
     redraws: int = 0  # draws skipped to satisfy PackMime.elephant (0 = the first draw)
+    #: seconds the server waits between the whole request and its response (None: none)
+    server_delay_s: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.start_s)
+
+    @property
+    def server_delays(self) -> np.ndarray:
+        """``server_delay_s``, zeros when there is none."""
+        if self.server_delay_s is None:
+            return np.zeros(len(self))
+        return self.server_delay_s
 
 
 @dataclass

@@ -22,9 +22,8 @@ Queues (one ns-2 queue object per link direction, as ``$ns simplex-link`` create
   max_th) is exact for RED with a fixed max_p: ``mark_p_ = max_p`` (p < max_p exactly when
   avg < max_th); ``"mark"`` is ``use_mark_p_ 0``. ARED (and RED with ``adaptive``) moves
   max_p, which ``mark_p_`` cannot follow: ``"drop"`` is refused there
-  (:mod:`aqmlab.engines.ns2.support`). ns-2.35's own rule (mark while p < mark_p_, a
-  ``mark_p`` field or 0.1) is ``ecn_above_max_th = "mark_p"``, should the scenario model
-  offer it. With ``use_mark_p_ 1`` ns-2 has no forced region: above 2 max_th (gentle) the
+  (:mod:`aqmlab.engines.ns2.support`). ns-2.35's own rule (mark while p < mark_p_) is
+  ``ecn_above_max_th = "mark_p"`` with the queue's ``mark_p``. With ``use_mark_p_ 1`` ns-2 has no forced region: above 2 max_th (gentle) the
   early test drops with p = 1, counted as unforced.
 
 TCP (one-way agents for bulk flows and transfers, Full-TCP for web connections):
@@ -47,7 +46,14 @@ TCP (one-way agents for bulk flows and transfers, Full-TCP for web connections):
   ``rtt_alpha``/``rtt_beta`` -> ``T_SRTT_BITS``/``T_RTTVAR_BITS`` (powers of 1/2 only).
 - ``delayed_ack`` -> ``Agent/TCPSink/DelAck`` (one-way) / ``segsperack_ 2`` (Full-TCP),
   ``delack_timeout`` -> ``interval_``. Full-TCP with ``segsperack_ 1`` still holds the ACK
-  of a segment shorter than the MSS for ``interval_`` unless data or a FIN carries it.
+  of a segment shorter than the MSS until the next tick of its ``interval_`` clock unless
+  data or a FIN carries it: that is ``ack_rule = "full_tcp"``, which web groups need;
+  one-way sinks ACK every segment (``TCPSink``), every second one with a timer from the
+  held one (``DelAck``): ``ack_rule = "segments"``, or "full_tcp" without delayed ACKs
+  (every segment is full-sized).
+- ``syn_rtt_sample``: Full-TCP takes no RTT sample from the SYN/ACK (False, which web
+  groups need); one-way agents have no SYN. ``ect_retransmissions``: ns-2's agents always
+  send retransmitted data ECN-capable (True, required with ECN).
 - ``nagle`` -> Full-TCP's ``nodelay_`` (its negation; ns-2's default is Nagle on, aqmlab's
   off unless a study sets it).
 - ``max_seg_lifetime``: ns-2 has no TIME_WAIT; ``snd_buffer``: ns-2 senders have an
@@ -104,7 +110,7 @@ def _ecn_settings(q: Red | Ared, max_p: float) -> tuple[tuple[str, str], ...]:
         return (("setbit_", "0"),)
     if q.ecn_above_max_th == "mark":
         return (("setbit_", "1"), ("use_mark_p_", "0"))
-    mark_p = getattr(q, "mark_p", 0.1) if q.ecn_above_max_th == "mark_p" else max_p
+    mark_p = q.mark_p if q.ecn_above_max_th == "mark_p" else max_p
     return (("setbit_", "1"), ("use_mark_p_", "1"), ("mark_p_", repr(mark_p)))
 
 

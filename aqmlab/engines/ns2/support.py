@@ -79,6 +79,19 @@ def _tcp(t: Tcp, k: int | None, group_tcp: dict | None, full_tcp: bool) -> None:
     if full_tcp and t.timestamps:
         fail("timestamps", "ns-2's DelayBox recognises only 40-byte SYNs, so web "
              "connections cannot carry the timestamp option")
+    if t.ecn and not t.ect_retransmissions:
+        fail("ect_retransmissions", "ns-2's agents send every data packet ECN-capable, "
+             "retransmissions included")
+    if full_tcp and t.ack_rule != "full_tcp":
+        fail("ack_rule", "ns-2's Full-TCP (web connections) acknowledges by bytes, holding "
+             "a short segment's ACK for the delayed-ACK tick", 'set ack_rule = "full_tcp" '
+             "for web traffic")
+    if full_tcp and t.syn_rtt_sample:
+        fail("syn_rtt_sample", "ns-2's Full-TCP takes no RTT sample from the SYN/ACK",
+             "set syn_rtt_sample = false for web traffic")
+    if not full_tcp and t.ack_rule == "full_tcp" and t.delayed_ack:
+        fail("ack_rule", "ns-2's one-way DelAck sink times a held ACK from its segment, "
+             "not on a clock tick", 'use ack_rule = "segments" with delayed_ack')
 
 
 def _native_hosts(scenario: Scenario, k: int, group: PackMime) -> None:

@@ -37,17 +37,13 @@ def available() -> bool:
 
 
 def check(scenario: Scenario) -> None:
-    """Refuse what only the ns-2 engine can do: ns-2.35's own PackMimeHTTP generator, and
-    (for now) its server delay. Every kind aqmlab defines maps onto ns-3."""
+    """Refuse what only the ns-2 engine can do: ns-2.35's own PackMimeHTTP generator. Every
+    kind aqmlab defines maps onto ns-3."""
     for k, group in enumerate(scenario.traffic):
         if getattr(group, "generator", "aqmlab") != "aqmlab":
             raise ScenarioError(f"traffic[{k}].generator", group.generator,
                                 "ns-3 replays aqmlab's generator only; 'ns2' is ns-2.35's own "
                                 "PackMimeHTTP", 'use run.engine = "ns2", or generator = "aqmlab"')
-        if getattr(group, "server_delay", False):
-            raise ScenarioError(f"traffic[{k}].server_delay", True,
-                                "the server delay is modelled by ns-2.35's PackMimeHTTP only",
-                                'use generator = "ns2" on run.engine = "ns2"')
 
 
 def simulate(scenario: Scenario, plan: Plan) -> RawRun:

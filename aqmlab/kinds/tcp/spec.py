@@ -23,9 +23,16 @@ from aqmlab.units import (
     set_attr,
 )
 
-__all__ = ["Tcp", "Ns3Tcp"]
+__all__ = ["Tcp", "Ns3Tcp", "FULL_TCP"]
 
 LOSS_IN_CWR = ("fast_retransmit", "timeout")
+#: Tcp.ack_rule: ns-3's per-segment rule, or ns-2 Full-TCP's per-byte one with a tick clock.
+ACK_RULES = ("segments", "full_tcp")
+#: The Tcp fields that give ns-2.35's Full-TCP, which runs web traffic in ns-2 (PackMime):
+#: Nagle on (``nodelay_ false``), ACKs by bytes with a tick clock, no RTT sample from the
+#: SYN/ACK, no limited transmit. Studies that ran on ns-2 set them for their web groups.
+FULL_TCP = {"nagle": True, "ack_rule": "full_tcp", "syn_rtt_sample": False,
+            "limited_transmit": False}
 RECOVERY = {"classic": "ns3::TcpClassicRecovery", "prr": "ns3::TcpPrrRecovery"}
 
 
@@ -58,6 +65,20 @@ class Tcp(Spec):
     - ``nagle`` False: a segment shorter than the MSS waits while data is unacknowledged
       (RFC 896). ns-2's Full-TCP (web traffic) has it on (``nodelay_ false``); its one-way
       agents have no application writes to coalesce. Serialised only when on.
+    - ``ack_rule`` "segments": the receiver ACKs every segment (every second one with
+      ``delayed_ack``), else after ``delack_timeout`` from the first held one (ns-3; ns-2's
+      one-way sinks). "full_tcp" is ns-2's Full-TCP (web traffic): an ACK goes at once only
+      when the bytes received since the last ACK reach one MSS (two with ``delayed_ack``), so
+      a segment shorter than the MSS (a request, a response's tail) is acknowledged by the
+      next data or FIN, or at the next tick of a ``delack_timeout`` clock (multiples of
+      ``delack_timeout`` in simulated time). Serialised only when not "segments".
+    - ``syn_rtt_sample`` True: the connection's opener takes an RTT sample from the SYN/ACK
+      (ns-3, RFC 6298). False is ns-2's Full-TCP: no sample until the first ACK of data,
+      timed from the SYN, so a lost request waits for the initial RTO. Serialised only
+      when False.
+    - ``ect_retransmissions`` True: with ECN, retransmitted data segments are ECN-capable,
+      as all data of ns-2's agents; False is RFC 3168 and ns-3 (retransmissions not-ECT, so
+      an AQM drops them where it marks new data). Serialised only with ``ecn``.
     - ``max_seg_lifetime`` "1s": TIME_WAIT lasts 2 MSL. ns-2 has no TIME_WAIT; ns-3's 120 s
       would keep thousands of web connections' sockets alive (ns-3 demultiplexes by a
       linear scan), so the default is short.
@@ -85,12 +106,16 @@ class Tcp(Spec):
     max_seg_lifetime: str | float = "1s"
     loss_in_cwr: str = "fast_retransmit"
     nagle: bool = False
+    ack_rule: str = "segments"
+    syn_rtt_sample: bool = True
+    ect_retransmissions: bool = True
 
     def __post_init__(self) -> None:
         TCP_VARIANTS.lookup(self.variant, "variant")
         check_choice(self.loss_in_cwr, "loss_in_cwr", LOSS_IN_CWR)
+        check_choice(self.ack_rule, "ack_rule", ACK_RULES)
         for name in ("ecn", "delayed_ack", "timestamps", "window_scaling", "limited_transmit",
-                     "nagle"):
+                     "nagle", "syn_rtt_sample", "ect_retransmissions"):
             check_bool(getattr(self, name), name)
         check_int(self.mss, "mss", ge=100, le=9000)
         check_int(self.initial_cwnd, "initial_cwnd", ge=1)
@@ -119,6 +144,12 @@ class Tcp(Spec):
             del d["loss_in_cwr"]
         if not d["nagle"]:  # the default: older scenarios keep their hashes
             del d["nagle"]
+        if d["ack_rule"] == "segments":
+            del d["ack_rule"]
+        if d["syn_rtt_sample"]:
+            del d["syn_rtt_sample"]
+        if not d["ecn"]:  # no ECT without ECN
+            del d["ect_retransmissions"]
         return d
 
     @property
@@ -198,6 +229,9 @@ class Tcp(Spec):
             ("ReTxThreshold", str(self.dupack_threshold)),
             ("MaxSegLifetime", repr(self.max_seg_lifetime_s)),
             ("CwrFastRetransmit", _b(self.loss_in_cwr == "fast_retransmit")),  # aqmlab's socket
+            ("FullTcpAcks", _b(self.ack_rule == "full_tcp")),
+            ("SynRttSample", _b(self.syn_rtt_sample)),
+            ("EctRetransmissions", _b(self.ect_retransmissions)),
         )
         return Ns3Tcp(self.variant_info.congestion, RECOVERY[self.effective_recovery],
                       self.variant_info.aqmlab_reno, self.rtt_alpha, self.rtt_beta, attrs)

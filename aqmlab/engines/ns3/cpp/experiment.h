@@ -35,7 +35,7 @@ namespace aqmlab
 {
 using namespace ns3;
 
-constexpr int AQMLAB_CPP_VERSION = 6;
+constexpr int AQMLAB_CPP_VERSION = 7;
 /// Flow i's sender binds port PORT_BASE + i; receivers listen on LISTEN_PORT_BASE + profile.
 constexpr uint16_t PORT_BASE = 10000;
 constexpr uint16_t LISTEN_PORT_BASE = 5000;
@@ -153,11 +153,12 @@ class Experiment
     }
 
     /// Web request/response connections: `n` entries in each array. `server` sends the
-    /// response (`response` bytes) after reading `request` bytes from `client`, which opens
-    /// the connection at `start`; `delay` is the connection's extra one-way delay.
+    /// response (`response` bytes) `serverDelay` seconds after reading `request` bytes from
+    /// `client`, which opens the connection at `start`; `delay` is the connection's extra
+    /// one-way delay.
     void AddWebFlows(size_t n, const double* server, const double* client, const double* profile,
                      const double* start, const double* request, const double* response,
-                     const double* delay)
+                     const double* delay, const double* serverDelay)
     {
         m_flowInfo.reserve(m_flowInfo.size() + n);
         for (size_t i = 0; i < n; ++i)
@@ -171,6 +172,7 @@ class Experiment
             f.request = request[i];
             f.target = response[i];
             f.delay = delay[i];
+            f.serverDelay = serverDelay[i];
             m_flowInfo.push_back(f);
         }
     }
@@ -650,9 +652,22 @@ class Experiment
         }
         else if (q.type == "aqmlab::Ns2EcnRedQueueDisc")
         {
-            // Attributes: those of ns3::RedQueueDisc, set on the wrapped child.
+            // Attributes: the wrapper's own (Rule, MarkP); the rest are ns3::RedQueueDisc's,
+            // set on the wrapped child.
             Ptr<Ns2EcnRedQueueDisc> w = CreateObject<Ns2EcnRedQueueDisc>();
-            w->Configure(Factory("ns3::RedQueueDisc", q.attributes).Create<RedQueueDisc>());
+            std::vector<std::pair<std::string, std::string>> red;
+            for (const auto& [name, value] : q.attributes)
+            {
+                if (name == "Rule" || name == "MarkP")
+                {
+                    w->SetAttribute(name, StringValue(value));
+                }
+                else
+                {
+                    red.emplace_back(name, value);
+                }
+            }
+            w->Configure(Factory("ns3::RedQueueDisc", red).Create<RedQueueDisc>());
             qd = w;
         }
         else

@@ -19,7 +19,9 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <functional>
+#include <limits>
 #include <unordered_set>
 
 namespace aqmlab
@@ -40,6 +42,26 @@ class AqmTcpSocket : public TcpSocketBase
                               "window (ns-2, Linux); false: ns-3 3.44 (wait for the RTO)",
                               BooleanValue(true),
                               MakeBooleanAccessor(&AqmTcpSocket::m_cwrFastRetransmit),
+                              MakeBooleanChecker())
+                .AddAttribute("FullTcpAcks",
+                              "Acknowledge as ns-2's Full-TCP: at once when the bytes received "
+                              "since the last ACK reach DelAckCount segments, else at the next "
+                              "tick of a DelAckTimeout clock (see \"Full-TCP\" below)",
+                              BooleanValue(false),
+                              MakeBooleanAccessor(&AqmTcpSocket::m_fullTcpAcks),
+                              MakeBooleanChecker())
+                .AddAttribute("SynRttSample",
+                              "The active opener takes an RTT sample from the SYN/ACK (ns-3); "
+                              "false: ns-2's Full-TCP, whose first sample times the SYN to the "
+                              "first ACK of data",
+                              BooleanValue(true),
+                              MakeBooleanAccessor(&AqmTcpSocket::m_synRttSample),
+                              MakeBooleanChecker())
+                .AddAttribute("EctRetransmissions",
+                              "With ECN, retransmitted data segments are ECN-capable too (ns-2); "
+                              "false: ns-3 (RFC 3168 s6.1.5)",
+                              BooleanValue(true),
+                              MakeBooleanAccessor(&AqmTcpSocket::m_ectRetransmissions),
                               MakeBooleanChecker());
         return tid;
     }
@@ -58,6 +80,9 @@ class AqmTcpSocket : public TcpSocketBase
         : TcpSocketBase(other),
           m_reno(other.m_reno),
           m_cwrFastRetransmit(other.m_cwrFastRetransmit),
+          m_fullTcpAcks(other.m_fullTcpAcks),
+          m_synRttSample(other.m_synRttSample),
+          m_ectRetransmissions(other.m_ectRetransmissions),
           m_stats(nullptr)
     {
         Live().insert(this);
@@ -447,7 +472,7 @@ class AqmTcpSocket : public TcpSocketBase
     uint32_t SendDataPacket(SequenceNumber32 seq, uint32_t maxSize, bool withAck) override
     {
         const bool retrans = seq < m_tcb->m_highTxMark;
-        const uint32_t sz = TcpSocketBase::SendDataPacket(seq, maxSize, withAck);
+        const uint32_t sz = SendDataPacketEct(seq, maxSize, withAck, retrans);
         if (m_stats && sz > 0)
         {
             m_stats->dataPacketsSent += 1;
@@ -460,7 +485,135 @@ class AqmTcpSocket : public TcpSocketBase
         return sz;
     }
 
+    // ---- Full-TCP (ns-2) connection semantics -------------------------------------------
+    // ns-2's Full-TCP (tcp-full.cc), which the papers' web traffic ran on, differs from
+    // ns-3 in set-up, acknowledgement and ECN details; each is an attribute (default ns-3):
+    //  * FullTcpAcks: the receiver ACKs at once only when the bytes received since the last
+    //    ACK sent reach segsperack_ (DelAckCount) full segments (need_send()); otherwise
+    //    (a segment shorter than the MSS: a request, the tail of a response) the ACK waits
+    //    for the delayed-ACK timer, which ticks at multiples of interval_ (DelAckTimeout)
+    //    of simulated time, unless data or a FIN carries it first. ns-3 ACKs every
+    //    DelAckCount-th segment whatever its size, and its timer runs DelAckTimeout from
+    //    the first held segment. Measured: with ns-3's rule every request drew a pure ACK
+    //    from the server before its response (ns-3 defers the data by one time step), so a
+    //    two-way web run carried 6.5 % more packets than ns-2 at the same load.
+    //  * SynRttSample false: the active opener takes no RTT sample from the SYN/ACK (ns-2
+    //    leaves the SYN's timing running: the first sample times the SYN to the first ACK
+    //    of data, about two round trips), so until then its RTO is the initial one.
+    //  * EctRetransmissions: retransmitted data are ECN-capable, as every data packet of
+    //    ns-2's agents (tcp.cc output(), tcp-full.cc sendpacket()); RFC 3168 and ns-3 send
+    //    them not-ECT, so an AQM drops a retransmission where it would mark new data.
+    //  * CountAllTimeouts (web servers): every retransmission timeout counts, SYN/ACK and
+    //    FIN included, as ns-2's Full-TCP nrexmit_ does; otherwise only data timeouts.
+
+  public:
+    /// Count SYN/ACK and FIN retransmission timeouts too (ns-2 Full-TCP's nrexmit_).
+    void CountAllTimeouts()
+    {
+        m_countAllTimeouts = true;
+    }
+
+  protected:
+    void ReceivedData(Ptr<Packet> packet, const TcpHeader& tcpHeader) override
+    {
+        if (!m_fullTcpAcks)
+        {
+            TcpSocketBase::ReceivedData(packet, tcpHeader);
+            return;
+        }
+        // ns-3 acknowledges an in-order segment when ++m_delAckCount reaches
+        // m_delAckMaxCount, else arms its timer (m_delAckTimeout) unless armed; gaps and
+        // gap fills are acknowledged at once, as in ns-2. Steer that decision by bytes.
+        const uint32_t perAck = m_delAckMaxCount;
+        const Time timeout = m_delAckTimeout;
+        const bool inOrder = tcpHeader.GetSequenceNumber() == m_tcb->m_rxBuffer->NextRxSequence();
+        const uint64_t owed = (m_delAckEvent.IsPending() ? m_heldBytes : 0) +
+                              (inOrder ? packet->GetSize() : 0);
+        const bool ackNow = owed >= uint64_t(perAck) * m_tcb->m_segmentSize;
+        if (ackNow)
+        {
+            m_delAckCount = perAck - 1;
+        }
+        else
+        {
+            m_delAckCount = 0;
+            m_delAckMaxCount = std::numeric_limits<uint32_t>::max();
+            const double tick = timeout.GetSeconds();
+            const double now = Simulator::Now().GetSeconds();
+            m_delAckTimeout = Seconds(tick * (std::floor(now / tick) + 1.0) - now);
+        }
+        TcpSocketBase::ReceivedData(packet, tcpHeader);
+        m_delAckMaxCount = perAck;
+        m_delAckTimeout = timeout;
+        m_heldBytes = (!ackNow && m_delAckEvent.IsPending()) ? owed : 0;
+    }
+
+    /// Whether the active opener skips the SYN/ACK's RTT sample (SynRttSample false); the
+    /// SYN's history entry then stays, so the first ACK of data is timed from the SYN
+    /// (unless the SYN was retransmitted: then from the first data segment, as ns-2).
+    bool SkipSynAckSample()
+    {
+        if (m_synRttSample || m_state != SYN_SENT)
+        {
+            return false;
+        }
+        if (!m_history.empty() && m_history.front().retx)
+        {
+            m_history.pop_front();
+        }
+        return true;
+    }
+
+    void EstimateRtt(const TcpHeader& tcpHeader) override
+    {
+        if (SkipSynAckSample())
+        {
+            return;
+        }
+        TcpSocketBase::EstimateRtt(tcpHeader);
+    }
+
+    void SendEmptyPacket(uint8_t flags) override
+    {
+        // A SYN/ACK or FIN sent by the expiring retransmission timer (SendEmptyPacket is
+        // the timer's own callback for SYN/ACK and FIN retransmissions; ReTxTimeout calls it
+        // for a lone FIN): a timeout ns-2's nrexmit_ counts.
+        if (m_countAllTimeouts && m_stats && (flags & (TcpHeader::SYN | TcpHeader::FIN)) &&
+            m_retxEvent.GetTs() == uint64_t(Simulator::Now().GetTimeStep()) && !m_retxEvent.IsPending() &&
+            m_state != CLOSED && m_state != TIME_WAIT)
+        {
+            m_stats->timeouts += 1;
+        }
+        TcpSocketBase::SendEmptyPacket(flags);
+    }
+
+    /// TcpSocketBase::SendDataPacket, with ECT on a retransmission when EctRetransmissions:
+    /// ns-3's IsEct() consults the ECN mode's table, whose DCTCP row makes retransmissions
+    /// ECT, so the classic mode is swapped for that one call.
+    uint32_t SendDataPacketEct(SequenceNumber32 seq, uint32_t maxSize, bool withAck, bool retrans)
+    {
+        const bool swap = retrans && m_ectRetransmissions &&
+                          m_tcb->m_ecnState != TcpSocketState::ECN_DISABLED &&
+                          m_tcb->m_ecnMode == TcpSocketState::ClassicEcn;
+        if (swap)
+        {
+            m_tcb->m_ecnMode = TcpSocketState::DctcpEcn;
+        }
+        const uint32_t sz = TcpSocketBase::SendDataPacket(seq, maxSize, withAck);
+        if (swap)
+        {
+            m_tcb->m_ecnMode = TcpSocketState::ClassicEcn;
+        }
+        return sz;
+    }
+
   private:
+    bool m_fullTcpAcks{false};
+    bool m_synRttSample{true};
+    bool m_ectRetransmissions{true};
+    bool m_countAllTimeouts{false};
+    uint64_t m_heldBytes{0}; // bytes whose ACK the pending delayed-ACK event owes (FullTcpAcks)
+
     static std::unordered_set<const AqmTcpSocket*>& Live()
     {
         static std::unordered_set<const AqmTcpSocket*> live;

@@ -132,10 +132,25 @@ class WebServer : public FlowListener
         uint32_t flow;
         double got;
         bool answered;
+        EventId respond; // pending response after the server delay
     };
+
+    void Respond(Socket* s)
+    {
+        auto it = m_conns.find(s);
+        auto keep = m_keep.find(s);
+        if (it != m_conns.end() && keep != m_keep.end())
+        {
+            m_sender.Start(keep->second, (*m_flows)[it->second.flow].target, true);
+        }
+    }
 
     void DoDispose() override
     {
+        for (auto& [socket, conn] : m_conns)
+        {
+            conn.respond.Cancel();
+        }
         m_conns.clear();
         m_keep.clear();
         FlowListener::DoDispose();
@@ -146,8 +161,9 @@ class WebServer : public FlowListener
         if (Ptr<AqmTcpSocket> a = DynamicCast<AqmTcpSocket>(s))
         {
             a->SetStats(&(*m_stats)[f]); // the server sends the data: count its segments
+            a->CountAllTimeouts();        // SYN/ACK and FIN timeouts too, as ns-2's nrexmit_
         }
-        m_conns[PeekPointer(s)] = Conn{f, 0, false};
+        m_conns[PeekPointer(s)] = Conn{f, 0, false, EventId()};
         s->SetRecvCallback(MakeCallback(&WebServer::Read, this));
         s->SetCloseCallbacks(MakeCallback(&WebServer::Closed, this),
                              MakeCallback(&WebServer::Closed, this));
@@ -170,7 +186,16 @@ class WebServer : public FlowListener
             if (!c.answered && c.got >= info.request)
             {
                 c.answered = true;
-                m_sender.Start(s, info.target, true);
+                if (info.serverDelay > 0)
+                {
+                    // ns-2.35 PackMime's server delay: respond after a think time
+                    c.respond = Simulator::Schedule(Seconds(info.serverDelay),
+                                                    &WebServer::Respond, this, PeekPointer(s));
+                }
+                else
+                {
+                    m_sender.Start(s, info.target, true);
+                }
             }
         }
     }
@@ -178,7 +203,12 @@ class WebServer : public FlowListener
     void Closed(Ptr<Socket> s)
     {
         m_sender.Forget(s);
-        m_conns.erase(PeekPointer(s));
+        auto it = m_conns.find(PeekPointer(s));
+        if (it != m_conns.end())
+        {
+            it->second.respond.Cancel();
+            m_conns.erase(it);
+        }
         Simulator::ScheduleNow(&WebServer::Drop, this, PeekPointer(s));
     }
 
@@ -346,6 +376,10 @@ class WebClient : public Application
                 }
             }
         }
+        // The peer's FIN is in: close our side now, with ShutdownSend so that ns-3 does not
+        // follow our FIN with a redundant ACK (TcpSocketBase::DoPeerClose acknowledges the
+        // FIN unless the send side is shut down); the FIN carries that ACK, as in ns-2.
+        s->ShutdownSend();
         s->Close();
         Release(s);
     }
