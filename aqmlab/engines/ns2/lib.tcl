@@ -60,6 +60,17 @@ proc aq_link {a b rate delay qtype settings} {
     }
 }
 
+# Deterministic drops on link a->b: the arrivals numbered in `list` (0-based, every
+# packet) are dropped at the link's head, ahead of the queue; a probe attached later
+# counts them as arrivals and drops, as ns-3's drop-list queue does.
+proc aq_drop_list {a b list} {
+    global ns N
+    set em [new ErrorModel/List]
+    $em unit pkt
+    $em droplist $list
+    $ns lossmodel $em $N($a) $N($b)
+}
+
 # Manual routing on a tree: a host sends everything to its one neighbour; a router gets
 # one classifier slot per neighbour and a hash entry per destination host behind it.
 proc aq_route_default {node next} {

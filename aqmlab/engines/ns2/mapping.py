@@ -4,7 +4,10 @@ Queues (one ns-2 queue object per link direction, as ``$ns simplex-link`` create
 
 - ``droptail`` -> ``Queue/DropTail``, ``limit_`` = aqmlab's ``limit`` unchanged: aqmlab's
   limit already follows ns-2's accounting (``q + 1 >= limit_`` drops, so ``limit - 1``
-  packets wait, the one in transmission is not in the queue).
+  packets wait, the one in transmission is not in the queue). ``drop_packets`` with
+  ``drop_count = "all"`` -> an ``ErrorModel/List`` at the link's head (ahead of the queue,
+  behind the queue monitor's arrival count, dropping to the link's drop head like the
+  queue), whose ``droplist`` is 0-based.
 - ``red`` -> ``Queue/RED``: ``thresh_``/``maxthresh_`` = min_th/max_th (waiting packets, as
   aqmlab means them), ``linterm_`` = 1/max_p, ``q_weight_`` = w_q (0, -1, -2 select ns-2's
   own automatic weights, as in aqmlab), ``gentle_``, ``wait_``, ``mean_pktsize_``,
@@ -51,8 +54,9 @@ TCP (one-way agents for bulk flows and transfers, Full-TCP for web connections):
   one-way sinks ACK every segment (``TCPSink``), every second one with a timer from the
   held one (``DelAck``): ``ack_rule = "segments"``, or "full_tcp" without delayed ACKs
   (every segment is full-sized).
-- ``syn_rtt_sample``: Full-TCP takes no RTT sample from the SYN/ACK (False, which web
-  groups need); one-way agents have no SYN. ``ect_retransmissions``: ns-2's agents always
+- ``dup_syn``: Full-TCP ignores a duplicate SYN in SYN_RECEIVED ("ignore", which web groups
+  need); ``syn_timeout_halves``: its SYN and SYN/ACK timeouts halve ssthresh like any
+  timeout (True, which web groups need); one-way agents have no SYN. ``ect_retransmissions``: ns-2's agents always
   send retransmitted data ECN-capable (True, required with ECN).
 - ``nagle`` -> Full-TCP's ``nodelay_`` (its negation; ns-2's default is Nagle on, aqmlab's
   off unless a study sets it).
@@ -90,6 +94,7 @@ class QueueConfig:
     ecn: bool = False
     byte_mode: bool = False
     mean_pkt_size: int = 500
+    drop_list: tuple[int, ...] = ()  # 0-based arrival numbers an ErrorModel/List drops
 
     def flat(self) -> list[str]:
         return [x for pair in self.settings for x in pair]
@@ -119,7 +124,9 @@ def queue_config(q: Queue | None, rate_bps: float) -> QueueConfig:
     if q is None:
         return QueueConfig("DropTail", (("limit_", "1000000"),))
     if isinstance(q, DropTail):
-        return QueueConfig("DropTail", (("limit_", str(_limit_packets(q, 1))),))
+        drops = tuple(i - 1 for i in q.drop_packets or ())
+        return QueueConfig("DropTail", (("limit_", str(_limit_packets(q, 1))),),
+                           drop_list=drops)
     if isinstance(q, Red):
         byte = q.mode == "byte"
         settings = (

@@ -25,9 +25,10 @@ def generator(group: PackMime) -> str:
 
 def _queue(path: str, q) -> None:
     if isinstance(q, DropTail):
-        if q.drop_packets is not None:
-            raise ScenarioError(f"{path}.drop_packets", q.drop_packets,
-                                "the ns-2 engine has no deterministic drop list")
+        if q.drop_packets is not None and q.drop_count != "all":
+            raise ScenarioError(f"{path}.drop_count", q.drop_count,
+                                "ns-2's ErrorModel/List numbers every packet, not data only",
+                                'set drop_count = "all"')
         if q.limit_size[1] != "p":
             raise ScenarioError(f"{path}.limit", q.limit,
                                 "the ns-2 engine needs a drop-tail limit in packets",
@@ -86,9 +87,12 @@ def _tcp(t: Tcp, k: int | None, group_tcp: dict | None, full_tcp: bool) -> None:
         fail("ack_rule", "ns-2's Full-TCP (web connections) acknowledges by bytes, holding "
              "a short segment's ACK for the delayed-ACK tick", 'set ack_rule = "full_tcp" '
              "for web traffic")
-    if full_tcp and t.syn_rtt_sample:
-        fail("syn_rtt_sample", "ns-2's Full-TCP takes no RTT sample from the SYN/ACK",
-             "set syn_rtt_sample = false for web traffic")
+    if full_tcp and not t.syn_timeout_halves:
+        fail("syn_timeout_halves", "ns-2's Full-TCP halves ssthresh on a SYN or SYN/ACK "
+             "timeout, as on any timeout", "set syn_timeout_halves = true for web traffic")
+    if full_tcp and t.dup_syn != "ignore":
+        fail("dup_syn", "ns-2's Full-TCP ignores a duplicate SYN and resends its SYN/ACK on "
+             "its own timer", 'set dup_syn = "ignore" for web traffic')
     if not full_tcp and t.ack_rule == "full_tcp" and t.delayed_ack:
         fail("ack_rule", "ns-2's one-way DelAck sink times a held ACK from its segment, "
              "not on a clock tick", 'use ack_rule = "segments" with delayed_ack')

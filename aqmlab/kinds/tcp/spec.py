@@ -28,11 +28,13 @@ __all__ = ["Tcp", "Ns3Tcp", "FULL_TCP"]
 LOSS_IN_CWR = ("fast_retransmit", "timeout")
 #: Tcp.ack_rule: ns-3's per-segment rule, or ns-2 Full-TCP's per-byte one with a tick clock.
 ACK_RULES = ("segments", "full_tcp")
+#: Tcp.dup_syn: answer a duplicate SYN at once (ns-3), or leave it to the SYN/ACK's timer.
+DUP_SYN = ("answer", "ignore")
 #: The Tcp fields that give ns-2.35's Full-TCP, which runs web traffic in ns-2 (PackMime):
-#: Nagle on (``nodelay_ false``), ACKs by bytes with a tick clock, no RTT sample from the
-#: SYN/ACK, no limited transmit. Studies that ran on ns-2 set them for their web groups.
-FULL_TCP = {"nagle": True, "ack_rule": "full_tcp", "syn_rtt_sample": False,
-            "limited_transmit": False}
+#: Nagle on (``nodelay_ false``), ACKs by bytes with a tick clock, duplicate SYNs ignored, a
+#: SYN or SYN/ACK timeout halving ssthresh, no limited transmit. Studies that ran on ns-2 set them for their web groups.
+FULL_TCP = {"nagle": True, "ack_rule": "full_tcp", "dup_syn": "ignore",
+            "syn_timeout_halves": True, "limited_transmit": False}
 RECOVERY = {"classic": "ns3::TcpClassicRecovery", "prr": "ns3::TcpPrrRecovery"}
 
 
@@ -72,10 +74,13 @@ class Tcp(Spec):
       a segment shorter than the MSS (a request, a response's tail) is acknowledged by the
       next data or FIN, or at the next tick of a ``delack_timeout`` clock (multiples of
       ``delack_timeout`` in simulated time). Serialised only when not "segments".
-    - ``syn_rtt_sample`` True: the connection's opener takes an RTT sample from the SYN/ACK
-      (ns-3, RFC 6298). False is ns-2's Full-TCP: no sample until the first ACK of data,
-      timed from the SYN, so a lost request waits for the initial RTO. Serialised only
-      when False.
+    - ``dup_syn`` "answer": a listener whose SYN/ACK is outstanding answers a duplicate SYN
+      with a new SYN/ACK at once (ns-3); "ignore" is ns-2's Full-TCP, which resends its
+      SYN/ACK on its own retransmission timer only. Serialised only when "ignore".
+    - ``syn_timeout_halves`` False: a SYN or SYN/ACK retransmission timeout leaves ssthresh
+      alone (ns-3). True is ns-2 (every agent's timeout_action): ssthresh becomes half the
+      window, at least 2 segments, so a connection whose SYN/ACK was lost grows its
+      response by congestion avoidance. Serialised only when True.
     - ``ect_retransmissions`` True: with ECN, retransmitted data segments are ECN-capable,
       as all data of ns-2's agents; False is RFC 3168 and ns-3 (retransmissions not-ECT, so
       an AQM drops them where it marks new data). Serialised only with ``ecn``.
@@ -107,15 +112,17 @@ class Tcp(Spec):
     loss_in_cwr: str = "fast_retransmit"
     nagle: bool = False
     ack_rule: str = "segments"
-    syn_rtt_sample: bool = True
     ect_retransmissions: bool = True
+    dup_syn: str = "answer"
+    syn_timeout_halves: bool = False
 
     def __post_init__(self) -> None:
         TCP_VARIANTS.lookup(self.variant, "variant")
         check_choice(self.loss_in_cwr, "loss_in_cwr", LOSS_IN_CWR)
         check_choice(self.ack_rule, "ack_rule", ACK_RULES)
+        check_choice(self.dup_syn, "dup_syn", DUP_SYN)
         for name in ("ecn", "delayed_ack", "timestamps", "window_scaling", "limited_transmit",
-                     "nagle", "syn_rtt_sample", "ect_retransmissions"):
+                     "nagle", "ect_retransmissions", "syn_timeout_halves"):
             check_bool(getattr(self, name), name)
         check_int(self.mss, "mss", ge=100, le=9000)
         check_int(self.initial_cwnd, "initial_cwnd", ge=1)
@@ -146,10 +153,12 @@ class Tcp(Spec):
             del d["nagle"]
         if d["ack_rule"] == "segments":
             del d["ack_rule"]
-        if d["syn_rtt_sample"]:
-            del d["syn_rtt_sample"]
         if not d["ecn"]:  # no ECT without ECN
             del d["ect_retransmissions"]
+        if d["dup_syn"] == "answer":
+            del d["dup_syn"]
+        if not d["syn_timeout_halves"]:
+            del d["syn_timeout_halves"]
         return d
 
     @property
@@ -230,8 +239,9 @@ class Tcp(Spec):
             ("MaxSegLifetime", repr(self.max_seg_lifetime_s)),
             ("CwrFastRetransmit", _b(self.loss_in_cwr == "fast_retransmit")),  # aqmlab's socket
             ("FullTcpAcks", _b(self.ack_rule == "full_tcp")),
-            ("SynRttSample", _b(self.syn_rtt_sample)),
             ("EctRetransmissions", _b(self.ect_retransmissions)),
+            ("IgnoreDupSyn", _b(self.dup_syn == "ignore")),
+            ("SynTimeoutHalves", _b(self.syn_timeout_halves)),
         )
         return Ns3Tcp(self.variant_info.congestion, RECOVERY[self.effective_recovery],
                       self.variant_info.aqmlab_reno, self.rtt_alpha, self.rtt_beta, attrs)

@@ -628,9 +628,11 @@ class Experiment
         }
         else if (q.type == "aqmlab::DropListQueueDisc")
         {
-            // Attributes: "Limit" packets, "Drops" comma-separated data-packet numbers.
+            // Attributes: "Limit" packets, "Drops" comma-separated arrival numbers, "Count"
+            // "data" (TCP data packets are numbered) or "all" (every packet).
             uint32_t limit = 1000;
             std::vector<uint64_t> drops;
+            bool countAll = false;
             for (const auto& [name, value] : q.attributes)
             {
                 if (name == "Limit")
@@ -641,13 +643,17 @@ class Experiment
                 {
                     drops = DropListQueueDisc::ParseList(value);
                 }
+                else if (name == "Count")
+                {
+                    countAll = value == "all";
+                }
                 else
                 {
                     throw std::invalid_argument("DropListQueueDisc has no attribute " + name);
                 }
             }
             Ptr<DropListQueueDisc> dl = CreateObject<DropListQueueDisc>();
-            dl->Configure(limit, drops);
+            dl->Configure(limit, drops, countAll);
             qd = dl;
         }
         else if (q.type == "aqmlab::Ns2EcnRedQueueDisc")

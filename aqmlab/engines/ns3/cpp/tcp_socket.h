@@ -50,12 +50,19 @@ class AqmTcpSocket : public TcpSocketBase
                               BooleanValue(false),
                               MakeBooleanAccessor(&AqmTcpSocket::m_fullTcpAcks),
                               MakeBooleanChecker())
-                .AddAttribute("SynRttSample",
-                              "The active opener takes an RTT sample from the SYN/ACK (ns-3); "
-                              "false: ns-2's Full-TCP, whose first sample times the SYN to the "
-                              "first ACK of data",
-                              BooleanValue(true),
-                              MakeBooleanAccessor(&AqmTcpSocket::m_synRttSample),
+                .AddAttribute("IgnoreDupSyn",
+                              "A listener's connection in SYN_RCVD ignores a duplicate SYN and "
+                              "retransmits its SYN/ACK on its own timer only (ns-2's Full-TCP); "
+                              "false: answer it with a SYN/ACK at once (ns-3)",
+                              BooleanValue(false),
+                              MakeBooleanAccessor(&AqmTcpSocket::m_ignoreDupSyn),
+                              MakeBooleanChecker())
+                .AddAttribute("SynTimeoutHalves",
+                              "A SYN or SYN/ACK retransmission timeout halves ssthresh as a data "
+                              "timeout does (ns-2's timeout_action: 2 segments at an initial "
+                              "window of 2); false: ns-3 leaves ssthresh alone",
+                              BooleanValue(false),
+                              MakeBooleanAccessor(&AqmTcpSocket::m_synTimeoutHalves),
                               MakeBooleanChecker())
                 .AddAttribute("EctRetransmissions",
                               "With ECN, retransmitted data segments are ECN-capable too (ns-2); "
@@ -78,11 +85,14 @@ class AqmTcpSocket : public TcpSocketBase
 
     AqmTcpSocket(const AqmTcpSocket& other)
         : TcpSocketBase(other),
+          m_fullTcpAcks(other.m_fullTcpAcks),
+          m_ectRetransmissions(other.m_ectRetransmissions),
+          m_ignoreDupSyn(other.m_ignoreDupSyn),
+          m_synTimeoutHalves(other.m_synTimeoutHalves),
+          m_nagle(other.m_nagle),
+          m_nagleKnown(other.m_nagleKnown),
           m_reno(other.m_reno),
           m_cwrFastRetransmit(other.m_cwrFastRetransmit),
-          m_fullTcpAcks(other.m_fullTcpAcks),
-          m_synRttSample(other.m_synRttSample),
-          m_ectRetransmissions(other.m_ectRetransmissions),
           m_stats(nullptr)
     {
         Live().insert(this);
@@ -203,6 +213,14 @@ class AqmTcpSocket : public TcpSocketBase
     //    answered with <SEQ=SEG.ACK><CTL=RST> (RFC 793 p. 65); other segments are dropped.
     void DoForwardUp(Ptr<Packet> packet, const Address& from, const Address& to) override
     {
+        if (m_ignoreDupSyn && m_state == SYN_RCVD && IsDuplicateSyn(packet))
+        {
+            m_dupSynAckOwed = true;
+            return; // Full-TCP: our SYN/ACK's timer will resend it (see "Full-TCP" below)
+        }
+        const bool synRcvd = m_state == SYN_RCVD;
+        NagleForNewDataOnly(); // an ACK may make ns-3 send or resend
+        const bool synSent = m_state == SYN_SENT;
         RegisterFastOnce(); // later segments skip ns-3's linear endpoint scan
         if (m_state == TIME_WAIT || m_state == LISTEN)
         {
@@ -232,6 +250,15 @@ class AqmTcpSocket : public TcpSocketBase
             }
         }
         TcpSocketBase::DoForwardUp(packet, from, to);
+        if (synSent && m_state != SYN_SENT && m_synTimeouts > 0)
+        {
+            m_tcb->m_ssThresh = m_synSsThresh; // ns-3 reset it on the SYN/ACK; ns-2 keeps it
+        }
+        if (synRcvd && m_dupSynAckOwed && m_state == ESTABLISHED)
+        {
+            m_dupSynAckOwed = false;
+            SendEmptyPacket(TcpHeader::ACK); // the ACK ns-2 owed the ignored SYN (TF_ACKNOW)
+        }
         if (m_state == FIN_WAIT_2 && !m_finWait2Event.IsPending())
         {
             // No FIN will come if the peer closed on a stray ACK while its own FIN was
@@ -441,6 +468,7 @@ class AqmTcpSocket : public TcpSocketBase
 
     void ReTxTimeout() override
     {
+        NagleForNewDataOnly(); // a resent short tail must not wait for Nagle
         // Count data timeouts only (not SYN/FIN retries, nor stale timers).
         if (m_stats && m_state != CLOSED && m_state != TIME_WAIT && m_state != SYN_SENT &&
             m_txBuffer->Size() > 0 && m_txBuffer->HeadSequence() < m_tcb->m_highTxMark)
@@ -497,20 +525,56 @@ class AqmTcpSocket : public TcpSocketBase
     //    the first held segment. Measured: with ns-3's rule every request drew a pure ACK
     //    from the server before its response (ns-3 defers the data by one time step), so a
     //    two-way web run carried 6.5 % more packets than ns-2 at the same load.
-    //  * SynRttSample false: the active opener takes no RTT sample from the SYN/ACK (ns-2
-    //    leaves the SYN's timing running: the first sample times the SYN to the first ACK
-    //    of data, about two round trips), so until then its RTO is the initial one.
     //  * EctRetransmissions: retransmitted data are ECN-capable, as every data packet of
     //    ns-2's agents (tcp.cc output(), tcp-full.cc sendpacket()); RFC 3168 and ns-3 send
     //    them not-ECT, so an AQM drops a retransmission where it would mark new data.
     //  * CountAllTimeouts (web servers): every retransmission timeout counts, SYN/ACK and
     //    FIN included, as ns-2's Full-TCP nrexmit_ does; otherwise only data timeouts.
+    //  * Nagle for new data only: ns-3's Nagle test (SendPendingData; TcpNoDelay false)
+    //    holds any segment shorter than the MSS while data is unacknowledged, including the
+    //    retransmission of a lost short tail, which counts itself as unacknowledged, so
+    //    the tail is never resent (measured: two-way web, drop-tail, 80 %, 300 s: 503
+    //    responses never completed with Nagle, 58 without; ns-2: 59). Nagle concerns new
+    //    data (RFC 896; tcp-full.cc foutput(): "if a retransmission, send"): the test is
+    //    switched off while every byte in the buffer has been sent at least once.
+    //  * SynTimeoutHalves: ns-2 handles a SYN or SYN/ACK timeout as any timeout
+    //    (timeout_action): ssthresh = max(2, window / 2) segments, so after a lost SYN/ACK
+    //    the response grows by congestion avoidance from the initial window (measured: a
+    //    20-segment response after a lost SYN/ACK took 2 RTTs more on ns-2 than on ns-3,
+    //    which leaves ssthresh alone and even resets it when the SYN/ACK arrives).
+    //  * IgnoreDupSyn: in SYN_RCVD a duplicate SYN (the opener's retransmission after a lost
+    //    SYN/ACK) is ignored; the SYN/ACK is resent by its own retransmission timer only
+    //    (tcp-full.cc: "We should just ignore the duplicate SYN", M. Weigle 2001); the
+    //    ACK it owes that SYN (TF_ACKNOW, set while trimming it) goes out when the
+    //    handshake completes. ns-3 answers each duplicate SYN with a SYN/ACK at once (and
+    //    doubles its timer).
+
+    static bool IsDuplicateSyn(Ptr<const Packet> packet)
+    {
+        TcpHeader h;
+        packet->PeekHeader(h);
+        return (h.GetFlags() & TcpHeader::SYN) && !(h.GetFlags() & TcpHeader::ACK);
+    }
 
   public:
+    int Send(Ptr<Packet> p, uint32_t flags) override
+    {
+        const int r = TcpSocketBase::Send(p, flags);
+        NagleForNewDataOnly();
+        return r;
+    }
+
     /// Count SYN/ACK and FIN retransmission timeouts too (ns-2 Full-TCP's nrexmit_).
+    /// Those of the SYN/ACK, which expire before the connection is accepted (and its
+    /// counters attached), are added now.
     void CountAllTimeouts()
     {
         m_countAllTimeouts = true;
+        if (m_stats)
+        {
+            m_stats->timeouts += m_controlTimeouts;
+        }
+        m_controlTimeouts = 0;
     }
 
   protected:
@@ -548,29 +612,19 @@ class AqmTcpSocket : public TcpSocketBase
         m_heldBytes = (!ackNow && m_delAckEvent.IsPending()) ? owed : 0;
     }
 
-    /// Whether the active opener skips the SYN/ACK's RTT sample (SynRttSample false); the
-    /// SYN's history entry then stays, so the first ACK of data is timed from the SYN
-    /// (unless the SYN was retransmitted: then from the first data segment, as ns-2).
-    bool SkipSynAckSample()
+    /// Nagle's test on new data only: off while the buffer holds nothing unsent (then a
+    /// short segment can only be a retransmission). Called before ns-3 may send.
+    void NagleForNewDataOnly()
     {
-        if (m_synRttSample || m_state != SYN_SENT)
+        if (!m_nagleKnown)
         {
-            return false;
+            m_nagle = !m_noDelay; // the configured TcpNoDelay, read once
+            m_nagleKnown = true;
         }
-        if (!m_history.empty() && m_history.front().retx)
+        if (m_nagle)
         {
-            m_history.pop_front();
+            m_noDelay = m_tcb->m_highTxMark >= m_txBuffer->TailSequence();
         }
-        return true;
-    }
-
-    void EstimateRtt(const TcpHeader& tcpHeader) override
-    {
-        if (SkipSynAckSample())
-        {
-            return;
-        }
-        TcpSocketBase::EstimateRtt(tcpHeader);
     }
 
     void SendEmptyPacket(uint8_t flags) override
@@ -578,11 +632,28 @@ class AqmTcpSocket : public TcpSocketBase
         // A SYN/ACK or FIN sent by the expiring retransmission timer (SendEmptyPacket is
         // the timer's own callback for SYN/ACK and FIN retransmissions; ReTxTimeout calls it
         // for a lone FIN): a timeout ns-2's nrexmit_ counts.
-        if (m_countAllTimeouts && m_stats && (flags & (TcpHeader::SYN | TcpHeader::FIN)) &&
-            m_retxEvent.GetTs() == uint64_t(Simulator::Now().GetTimeStep()) && !m_retxEvent.IsPending() &&
-            m_state != CLOSED && m_state != TIME_WAIT)
+        if ((flags & (TcpHeader::SYN | TcpHeader::FIN)) &&
+            m_retxEvent.GetTs() == uint64_t(Simulator::Now().GetTimeStep()) &&
+            !m_retxEvent.IsPending() && m_state != CLOSED && m_state != TIME_WAIT)
         {
-            m_stats->timeouts += 1;
+            if (m_countAllTimeouts && m_stats)
+            {
+                m_stats->timeouts += 1;
+            }
+            else
+            {
+                m_controlTimeouts += 1;
+            }
+            if ((flags & TcpHeader::SYN) && m_synTimeoutHalves)
+            {
+                // ns-2 timeout_action(): slowdown(CLOSE_SSTHRESH_HALF | CLOSE_CWND_RESTART),
+                // half the window (the initial one, then 1 segment), at least 2 segments
+                const uint32_t mss = m_tcb->m_segmentSize;
+                const uint32_t segs = m_synTimeouts == 0 ? m_tcb->m_cWnd.Get() / mss : 1;
+                m_synSsThresh = std::max<uint32_t>(2, segs / 2) * mss;
+                m_tcb->m_ssThresh = m_synSsThresh;
+                m_synTimeouts += 1;
+            }
         }
         TcpSocketBase::SendEmptyPacket(flags);
     }
@@ -604,14 +675,22 @@ class AqmTcpSocket : public TcpSocketBase
         {
             m_tcb->m_ecnMode = TcpSocketState::ClassicEcn;
         }
+        NagleForNewDataOnly();
         return sz;
     }
 
   private:
     bool m_fullTcpAcks{false};
-    bool m_synRttSample{true};
     bool m_ectRetransmissions{true};
+    bool m_ignoreDupSyn{false};
+    bool m_synTimeoutHalves{false};
+    bool m_dupSynAckOwed{false}; // IgnoreDupSyn: a duplicate SYN was ignored, an ACK owed
+    uint32_t m_synTimeouts{0};  // SYN or SYN/ACK retransmission timeouts (SynTimeoutHalves)
+    uint32_t m_synSsThresh{0};  // the ssthresh they left
+    bool m_nagle{false};      // Nagle configured (TcpNoDelay false), see NagleForNewDataOnly
+    bool m_nagleKnown{false};
     bool m_countAllTimeouts{false};
+    uint32_t m_controlTimeouts{0}; // SYN/ACK (or FIN) timeouts not yet counted (no stats yet)
     uint64_t m_heldBytes{0}; // bytes whose ACK the pending delayed-ACK event owes (FullTcpAcks)
 
     static std::unordered_set<const AqmTcpSocket*>& Live()
