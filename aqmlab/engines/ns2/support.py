@@ -87,9 +87,9 @@ def _tcp(t: Tcp, k: int | None, group_tcp: dict | None, full_tcp: bool) -> None:
         fail("ack_rule", "ns-2's Full-TCP (web connections) acknowledges by bytes, holding "
              "a short segment's ACK for the delayed-ACK tick", 'set ack_rule = "full_tcp" '
              "for web traffic")
-    if full_tcp and not t.syn_timeout_halves:
-        fail("syn_timeout_halves", "ns-2's Full-TCP halves ssthresh on a SYN or SYN/ACK "
-             "timeout, as on any timeout", "set syn_timeout_halves = true for web traffic")
+    if full_tcp and t.syn_timeout != "full_tcp":
+        fail("syn_timeout", "ns-2's Full-TCP handles a SYN or SYN/ACK timeout as any "
+             "timeout", 'set syn_timeout = "full_tcp" for web traffic')
     if full_tcp and t.dup_syn != "ignore":
         fail("dup_syn", "ns-2's Full-TCP ignores a duplicate SYN and resends its SYN/ACK on "
              "its own timer", 'set dup_syn = "ignore" for web traffic')

@@ -30,11 +30,13 @@ LOSS_IN_CWR = ("fast_retransmit", "timeout")
 ACK_RULES = ("segments", "full_tcp")
 #: Tcp.dup_syn: answer a duplicate SYN at once (ns-3), or leave it to the SYN/ACK's timer.
 DUP_SYN = ("answer", "ignore")
+#: Tcp.syn_timeout: what a SYN or SYN/ACK timeout leaves behind, ns-3's way or ns-2's.
+SYN_TIMEOUT = ("ns3", "full_tcp")
 #: The Tcp fields that give ns-2.35's Full-TCP, which runs web traffic in ns-2 (PackMime):
 #: Nagle on (``nodelay_ false``), ACKs by bytes with a tick clock, duplicate SYNs ignored, a
-#: SYN or SYN/ACK timeout halving ssthresh, no limited transmit. Studies that ran on ns-2 set them for their web groups.
+#: SYN or SYN/ACK timeout handled as any timeout, no limited transmit. Studies that ran on ns-2 set them for their web groups.
 FULL_TCP = {"nagle": True, "ack_rule": "full_tcp", "dup_syn": "ignore",
-            "syn_timeout_halves": True, "limited_transmit": False}
+            "syn_timeout": "full_tcp", "limited_transmit": False}
 RECOVERY = {"classic": "ns3::TcpClassicRecovery", "prr": "ns3::TcpPrrRecovery"}
 
 
@@ -77,10 +79,13 @@ class Tcp(Spec):
     - ``dup_syn`` "answer": a listener whose SYN/ACK is outstanding answers a duplicate SYN
       with a new SYN/ACK at once (ns-3); "ignore" is ns-2's Full-TCP, which resends its
       SYN/ACK on its own retransmission timer only. Serialised only when "ignore".
-    - ``syn_timeout_halves`` False: a SYN or SYN/ACK retransmission timeout leaves ssthresh
-      alone (ns-3). True is ns-2 (every agent's timeout_action): ssthresh becomes half the
-      window, at least 2 segments, so a connection whose SYN/ACK was lost grows its
-      response by congestion avoidance. Serialised only when True.
+    - ``syn_timeout`` "ns3": a SYN or SYN/ACK retransmission timeout leaves ssthresh alone,
+      and the first data's RTO (no RTT sample from a retransmitted handshake) is the RTT
+      estimator's initial one (opener, 1 s) or the backed-off SYN/ACK timer (listener).
+      "full_tcp" is ns-2 (timeout_action, as for any timeout): ssthresh becomes half the
+      window, at least 2 segments (the response then grows by congestion avoidance), and
+      the first data's RTO is the initial RTO, its back-off reset by the handshake's ACK.
+      Serialised only when "full_tcp".
     - ``ect_retransmissions`` True: with ECN, retransmitted data segments are ECN-capable,
       as all data of ns-2's agents; False is RFC 3168 and ns-3 (retransmissions not-ECT, so
       an AQM drops them where it marks new data). Serialised only with ``ecn``.
@@ -114,15 +119,16 @@ class Tcp(Spec):
     ack_rule: str = "segments"
     ect_retransmissions: bool = True
     dup_syn: str = "answer"
-    syn_timeout_halves: bool = False
+    syn_timeout: str = "ns3"
 
     def __post_init__(self) -> None:
         TCP_VARIANTS.lookup(self.variant, "variant")
         check_choice(self.loss_in_cwr, "loss_in_cwr", LOSS_IN_CWR)
         check_choice(self.ack_rule, "ack_rule", ACK_RULES)
         check_choice(self.dup_syn, "dup_syn", DUP_SYN)
+        check_choice(self.syn_timeout, "syn_timeout", SYN_TIMEOUT)
         for name in ("ecn", "delayed_ack", "timestamps", "window_scaling", "limited_transmit",
-                     "nagle", "ect_retransmissions", "syn_timeout_halves"):
+                     "nagle", "ect_retransmissions"):
             check_bool(getattr(self, name), name)
         check_int(self.mss, "mss", ge=100, le=9000)
         check_int(self.initial_cwnd, "initial_cwnd", ge=1)
@@ -157,8 +163,8 @@ class Tcp(Spec):
             del d["ect_retransmissions"]
         if d["dup_syn"] == "answer":
             del d["dup_syn"]
-        if not d["syn_timeout_halves"]:
-            del d["syn_timeout_halves"]
+        if d["syn_timeout"] == "ns3":
+            del d["syn_timeout"]
         return d
 
     @property
@@ -241,7 +247,7 @@ class Tcp(Spec):
             ("FullTcpAcks", _b(self.ack_rule == "full_tcp")),
             ("EctRetransmissions", _b(self.ect_retransmissions)),
             ("IgnoreDupSyn", _b(self.dup_syn == "ignore")),
-            ("SynTimeoutHalves", _b(self.syn_timeout_halves)),
+            ("FullTcpSynTimeout", _b(self.syn_timeout == "full_tcp")),
         )
         return Ns3Tcp(self.variant_info.congestion, RECOVERY[self.effective_recovery],
                       self.variant_info.aqmlab_reno, self.rtt_alpha, self.rtt_beta, attrs)
