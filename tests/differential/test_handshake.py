@@ -1,6 +1,7 @@
-"""Connection set-up under deterministic losses (``DropTail.drop_packets`` with
-``drop_count = "all"``: the n-th packet arriving at a bottleneck queue is dropped, on both
-engines): what a lost SYN/ACK or request costs, and the ``timeouts`` column."""
+"""Connection set-up and teardown under deterministic losses (``DropTail.drop_packets``
+with ``drop_count = "all"``: the n-th packet arriving at a bottleneck queue is dropped, on
+both engines): what a lost SYN, SYN/ACK, request or closing ACK costs, and the
+``timeouts`` column."""
 
 from __future__ import annotations
 
@@ -92,3 +93,16 @@ def test_a_lost_syn_costs_the_initial_rto_and_no_server_timeout():
         assert row.response_time_s == pytest.approx(6.0 + 2 * row.base_rtt_s, abs=0.005), engine
         assert not row.timeout, engine
     assert np.isclose(rows["ns3"].response_time_s, rows["ns2"].response_time_s, atol=0.001)
+
+
+def test_a_lost_closing_ack_and_fin_cost_the_server_a_timeout():
+    """The client's 4th and 5th packets (its ACK of the response and its FIN) are lost.
+    The response itself is complete, but the server's retransmission timer expires (1 s)
+    and resends it; ns-2 counts that timeout. ns-3 used to have none: it ignored the ACK
+    carried by the response's FIN, so the client's stale request timer resent the request
+    first, and its LAST_ACK timer (no min RTO) resent the FIN early
+    (``fin_retransmit = "rto"`` and the RFC 793 fix in AqmTcpSocket)."""
+    for engine in ("ns3", "ns2"):
+        row = _one(engine, reverse=(4, 5))[0]
+        assert row.completed and row.timeout, engine
+        assert row.response_time_s == pytest.approx(2 * row.base_rtt_s, abs=0.005), engine

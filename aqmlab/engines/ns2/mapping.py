@@ -56,7 +56,8 @@ TCP (one-way agents for bulk flows and transfers, Full-TCP for web connections):
   (every segment is full-sized).
 - ``dup_syn``: Full-TCP ignores a duplicate SYN in SYN_RECEIVED ("ignore", which web groups
   need); ``syn_timeout``: its SYN and SYN/ACK timeouts are handled as any timeout
-  ("full_tcp", which web groups need); one-way agents have no SYN. ``ect_retransmissions``: ns-2's agents always
+  ("full_tcp", which web groups need); ``fin_retransmit``: a FIN is resent on the
+  retransmission timer ("rto", which web groups need); one-way agents have no SYN. ``ect_retransmissions``: ns-2's agents always
   send retransmitted data ECN-capable (True, required with ECN).
 - ``nagle`` -> Full-TCP's ``nodelay_`` (its negation; ns-2's default is Nagle on, aqmlab's
   off unless a study sets it).

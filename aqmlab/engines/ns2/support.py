@@ -90,6 +90,9 @@ def _tcp(t: Tcp, k: int | None, group_tcp: dict | None, full_tcp: bool) -> None:
     if full_tcp and t.syn_timeout != "full_tcp":
         fail("syn_timeout", "ns-2's Full-TCP handles a SYN or SYN/ACK timeout as any "
              "timeout", 'set syn_timeout = "full_tcp" for web traffic')
+    if full_tcp and t.fin_retransmit != "rto":
+        fail("fin_retransmit", "ns-2's Full-TCP resends a FIN on its retransmission timer",
+             'set fin_retransmit = "rto" for web traffic')
     if full_tcp and t.dup_syn != "ignore":
         fail("dup_syn", "ns-2's Full-TCP ignores a duplicate SYN and resends its SYN/ACK on "
              "its own timer", 'set dup_syn = "ignore" for web traffic')

@@ -32,11 +32,14 @@ ACK_RULES = ("segments", "full_tcp")
 DUP_SYN = ("answer", "ignore")
 #: Tcp.syn_timeout: what a SYN or SYN/ACK timeout leaves behind, ns-3's way or ns-2's.
 SYN_TIMEOUT = ("ns3", "full_tcp")
+#: Tcp.fin_retransmit: a passive closer's FIN resent on ns-3's LAST_ACK timer, or its RTO.
+FIN_RETRANSMIT = ("rtt", "rto")
 #: The Tcp fields that give ns-2.35's Full-TCP, which runs web traffic in ns-2 (PackMime):
 #: Nagle on (``nodelay_ false``), ACKs by bytes with a tick clock, duplicate SYNs ignored, a
-#: SYN or SYN/ACK timeout handled as any timeout, no limited transmit. Studies that ran on ns-2 set them for their web groups.
+#: SYN or SYN/ACK timeout handled as any timeout, the FIN resent on the RTO, no limited
+#: transmit. Studies that ran on ns-2 set them for their web groups.
 FULL_TCP = {"nagle": True, "ack_rule": "full_tcp", "dup_syn": "ignore",
-            "syn_timeout": "full_tcp", "limited_transmit": False}
+            "syn_timeout": "full_tcp", "fin_retransmit": "rto", "limited_transmit": False}
 RECOVERY = {"classic": "ns3::TcpClassicRecovery", "prr": "ns3::TcpPrrRecovery"}
 
 
@@ -86,6 +89,11 @@ class Tcp(Spec):
       window, at least 2 segments (the response then grows by congestion avoidance), and
       the first data's RTO is the initial RTO, its back-off reset by the handshake's ACK.
       Serialised only when "full_tcp".
+    - ``fin_retransmit`` "rtt": a passive closer (LAST_ACK) resends its FIN after srtt +
+      4 rttvar, without ``min_rto`` (ns-3's LAST_ACK timer); "rto" is ns-2: its
+      retransmission timer, ``min_rto`` included. A web client's FIN follows the response,
+      so with "rtt" it often acknowledges a response whose ACK was lost before the
+      server's RTO fires. Serialised only when "rto".
     - ``ect_retransmissions`` True: with ECN, retransmitted data segments are ECN-capable,
       as all data of ns-2's agents; False is RFC 3168 and ns-3 (retransmissions not-ECT, so
       an AQM drops them where it marks new data). Serialised only with ``ecn``.
@@ -120,6 +128,7 @@ class Tcp(Spec):
     ect_retransmissions: bool = True
     dup_syn: str = "answer"
     syn_timeout: str = "ns3"
+    fin_retransmit: str = "rtt"
 
     def __post_init__(self) -> None:
         TCP_VARIANTS.lookup(self.variant, "variant")
@@ -127,6 +136,7 @@ class Tcp(Spec):
         check_choice(self.ack_rule, "ack_rule", ACK_RULES)
         check_choice(self.dup_syn, "dup_syn", DUP_SYN)
         check_choice(self.syn_timeout, "syn_timeout", SYN_TIMEOUT)
+        check_choice(self.fin_retransmit, "fin_retransmit", FIN_RETRANSMIT)
         for name in ("ecn", "delayed_ack", "timestamps", "window_scaling", "limited_transmit",
                      "nagle", "ect_retransmissions"):
             check_bool(getattr(self, name), name)
@@ -165,6 +175,8 @@ class Tcp(Spec):
             del d["dup_syn"]
         if d["syn_timeout"] == "ns3":
             del d["syn_timeout"]
+        if d["fin_retransmit"] == "rtt":
+            del d["fin_retransmit"]
         return d
 
     @property
@@ -248,6 +260,7 @@ class Tcp(Spec):
             ("EctRetransmissions", _b(self.ect_retransmissions)),
             ("IgnoreDupSyn", _b(self.dup_syn == "ignore")),
             ("FullTcpSynTimeout", _b(self.syn_timeout == "full_tcp")),
+            ("FinOnRto", _b(self.fin_retransmit == "rto")),
         )
         return Ns3Tcp(self.variant_info.congestion, RECOVERY[self.effective_recovery],
                       self.variant_info.aqmlab_reno, self.rtt_alpha, self.rtt_beta, attrs)
