@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: figures test venv clean lint
+.PHONY: figures test venv clean lint ns2
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -14,14 +14,23 @@ $(STAMP): pyproject.toml
 
 venv: $(STAMP)
 
+## ns-2.35 (Debian's ns2 package, binary `ns`): the papers' simulator, aqmlab's reference engine.
+## Installed with apt-get when missing (as root, or through sudo); elsewhere see README.
+ns2:
+	@command -v ns >/dev/null 2>&1 || { \
+	  echo "installing ns-2.35 (Debian package ns2)"; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq ns2 >/dev/null; } \
+	  || echo "warning: ns-2 could not be installed; ns-2 runs and tests are skipped" >&2
+
 ## make figures: regenerate the figures (quick profile by default; PROFILE=full for paper scale)
 PROFILE ?= quick
-figures: $(STAMP)
+figures: $(STAMP) ns2
 	$(BIN)/aqmlab figures --profile $(PROFILE) --out figures
 
 ## make test: lint and run the test suite, two test files at a time (one per core; a file's
 ## tests stay in one process, so its module fixtures run once)
-test: $(STAMP)
+test: $(STAMP) ns2
 	$(BIN)/python -m pytest -q -n 2 --dist loadfile
 
 lint: $(STAMP)

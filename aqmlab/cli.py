@@ -4,8 +4,9 @@
 ``aqmlab calibrate SCENARIO --loads 50,80,105``, ``aqmlab ls [QUERY]``, ``aqmlab show RUN``,
 ``aqmlab export [QUERY] --format csv|parquet``.
 
-Errors are printed as one line (use ``--debug`` for the traceback); ns-3 never runs in
-this process.
+Errors are printed as one line naming the file or folder and what to do (``--debug``,
+before or after the command, shows the traceback); every destination is checked before the
+first simulation; ns-3 never runs in this process.
 """
 
 from __future__ import annotations
@@ -19,24 +20,37 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from aqmlab.errors import AqmlabError
+import pandas as pd
+
+from aqmlab import engines
+from aqmlab.campaign import Sweep, sweep
+from aqmlab.campaign import calibrate as calibration
+from aqmlab.campaign import store as st
+from aqmlab.campaign.store import Store
+from aqmlab.errors import AqmlabError, ScenarioError
+from aqmlab.preflight import describe_os_error, run_folder, writable_folder
+from aqmlab.results.results import load
+from aqmlab.scenario import ENGINE_NAMES, PackMime, Scenario
+from aqmlab.scenario.limits import estimate
+from aqmlab.units import parse_time
+from aqmlab.workers import as_scenario, run
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from aqmlab.workers import as_scenario, run  # noqa: PLC0415
-
     sc = as_scenario(args.scenario)
     if args.seed is not None:
         sc = sc.replace(**{"run.seed": args.seed})
+    if args.engine is not None:
+        sc = sc.replace(**{"run.engine": args.engine})
+    sc = engines.check(sc)  # what the engine cannot run is refused here, naming the field
     if args.duration is not None:
-        from aqmlab.units import parse_time  # noqa: PLC0415
-
         duration = parse_time(args.duration, "--duration")
         changes: dict = {"run.duration": args.duration}
         if sc.run.warmup_s >= duration:  # keep the scenario valid: shrink the warm-up too
             changes["run.warmup"] = f"{duration / 4:g}s"
             print(f"note: warm-up shortened to {duration / 4:g}s", file=sys.stderr)
         sc = sc.replace(**changes)
+    run_folder(args.out)  # before simulating: a result must have somewhere to go
     res = run(sc, timeout=args.timeout, in_process=args.in_process)
     out = res.save(args.out)
     s = res.summary.iloc[0]
@@ -49,25 +63,32 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
-    from aqmlab.workers import as_scenario  # noqa: PLC0415
+    """Check every file given; name each, good or bad; non-zero status if any is bad."""
 
+    bad = 0
     for path in args.scenario:
-        sc = as_scenario(path)
-        print(f"{path}: ok ({sc.name}, {sc.n_flows} flows, key {sc.key})")
-    return 0
+        try:
+            sc = Scenario.load(path)
+        except AqmlabError as err:
+            bad += 1
+            text = str(err)
+            print(text if text.startswith(f"{path}:") else f"{path}: {text}", file=sys.stderr)
+            continue
+        print(f"{path}: ok ({sc.name}, {sc.n_flows} flows, key {sc.key}, "
+              f"{estimate(sc).text()})")
+    if bad and len(args.scenario) > 1:
+        print(f"{bad} of {len(args.scenario)} files are invalid", file=sys.stderr)
+    return 2 if bad else 0
 
 
 def _cmd_show(args: argparse.Namespace) -> int:
-    import pandas as pd  # noqa: PLC0415
-
-    from aqmlab.results.results import load  # noqa: PLC0415
-
     path = Path(args.run)
     if path.is_dir():
+        if path.parent.parent.name == "runs" or (path / st.MANIFEST).exists():
+            # a store entry: checked like a key would be (its key only by this version)
+            st.verify_entry(path, check_key=path.parent.name == st.version_tag())
         res = load(path)
     else:
-        from aqmlab.campaign.store import Store  # noqa: PLC0415
-
         store = Store(args.data)
         try:
             res = store.load(args.run)
@@ -86,8 +107,6 @@ def _cmd_show(args: argparse.Namespace) -> int:
 
 
 def _show_failure(rec: dict) -> int:
-    from aqmlab.scenario import Scenario  # noqa: PLC0415
-
     print(f"run {rec['key']}: {rec['status']} ({rec.get('recorded', '')}, "
           f"version {rec.get('version', '?')})")
     print(f"error: {rec.get('error', '')}")
@@ -100,11 +119,10 @@ def _show_failure(rec: dict) -> int:
 
 
 def _cmd_sweep(args: argparse.Namespace) -> int:
-    import pandas as pd  # noqa: PLC0415
-
-    from aqmlab.campaign import Sweep, sweep  # noqa: PLC0415
-
     spec = Sweep.load(args.sweep)
+    writable_folder(args.data, "store root", "--data")
+    if args.table:
+        writable_folder(args.table.parent, "table's folder", "--table")
     print(f"{spec.name}: {len(spec)} runs, store {args.data}", file=sys.stderr, flush=True)
     res = sweep(spec, store=args.data, workers=args.workers, scheduler=args.scheduler,
                 timeout=args.timeout, retry_failed=args.retry_failed,
@@ -155,12 +173,6 @@ def parse_loads(text: str) -> list[float]:
 
 
 def _cmd_calibrate(args: argparse.Namespace) -> int:
-    import pandas as pd  # noqa: PLC0415
-
-    from aqmlab.campaign.calibrate import calibrate  # noqa: PLC0415
-    from aqmlab.errors import ScenarioError  # noqa: PLC0415
-    from aqmlab.scenario import PackMime  # noqa: PLC0415
-    from aqmlab.workers import as_scenario  # noqa: PLC0415
 
     path = Path(args.scenario)
     sc = as_scenario(str(path))
@@ -171,8 +183,6 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
     if args.workers is not None and args.workers < 1:
         raise ScenarioError("--workers", args.workers, "a number of processes >= 1")
     if args.duration is not None:
-        from aqmlab.units import parse_time  # noqa: PLC0415
-
         duration = parse_time(args.duration, "--duration")
         changes: dict = {"run.duration": args.duration, "run.stop_after_responses": None}
         if sc.run.warmup_s >= duration:  # keep the scenario valid: shrink the warm-up too
@@ -181,10 +191,11 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
         sc = sc.replace(**changes)
     name = re.sub(r"[^A-Za-z0-9._-]+", "_", sc.name) or "scenario"
     out = args.out or path.parent / "calibration" / f"{name}.csv"
+    writable_folder(Path(out).parent, "calibration table's folder", "--out")
     print(f"{sc.name}: calibrating traffic[{args.group}] at {len(args.loads)} loads on a "
           f"100 Mb/s bottleneck ({2 * len(args.loads)} runs, {sc.run.duration})",
           file=sys.stderr, flush=True)
-    table = calibrate(sc, args.loads, group=args.group, workers=args.workers, out=out)
+    table = calibration.calibrate(sc, args.loads, group=args.group, workers=args.workers, out=out)
     shown = pd.DataFrame({
         "load_%": table.load * 100, "rate_conn/s": table.rate,
         "measured_%": table.measured_load * 100,
@@ -201,20 +212,25 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
 
 
 def _write_table(df, out: Path, fmt: str | None = None) -> None:
+    """Write a table atomically (a temporary file renamed into place; no partial file)."""
     fmt = fmt or ("parquet" if out.suffix == ".parquet" else "csv")
+    if out.is_dir():
+        raise AqmlabError(f"{out}: is a folder; give a file name such as {out / 'table.csv'}")
     out.parent.mkdir(parents=True, exist_ok=True)
-    if fmt == "parquet":
-        df.to_parquet(out, index=False)
-    else:
-        df.to_csv(out, index=False)
+    tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
+    try:
+        if fmt == "parquet":
+            df.to_parquet(tmp, index=False)
+        else:
+            df.to_csv(tmp, index=False)
+        os.replace(tmp, out)
+    except OSError as err:
+        tmp.unlink(missing_ok=True)
+        raise AqmlabError(f"could not write the table: {describe_os_error(err, out)}") from None
     print(f"wrote {len(df)} rows to {out}", file=sys.stderr)
 
 
 def _cmd_ls(args: argparse.Namespace) -> int:
-    import pandas as pd  # noqa: PLC0415
-
-    from aqmlab.campaign.store import Store  # noqa: PLC0415
-
     df = Store(args.data).ls(args.query, all_versions=args.all_versions, verify=args.verify)
     if args.columns:
         cols = [c.strip() for c in args.columns.split(",") if c.strip()]
@@ -235,14 +251,10 @@ def _cmd_ls(args: argparse.Namespace) -> int:
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
-    import pandas as pd  # noqa: PLC0415
-
-    from aqmlab.campaign.store import Store  # noqa: PLC0415
-
     store = Store(args.data)
+    out = args.out or Path(f"{args.table}.{args.format}")
+    writable_folder(out.parent if str(out.parent) else Path("."), "output folder", "--out")
     if args.sweep is not None:
-        from aqmlab.campaign import Sweep  # noqa: PLC0415
-
         spec = Sweep.load(args.sweep)
         rows = []
         for p in spec.points():
@@ -264,14 +276,11 @@ def _cmd_export(args: argparse.Namespace) -> int:
             t = store.load(key).table(args.table)
             parts.append(t.assign(key=key)[["key", *t.columns]])
         df = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
-    out = args.out or Path(f"{args.table}.{args.format}")
     _write_table(df, out, args.format)
     return 0
 
 
 def _cmd_rm(args: argparse.Namespace) -> int:
-    from aqmlab.campaign.store import Store  # noqa: PLC0415
-
     if not args.query and not args.all:
         print("aqmlab: error: give a QUERY (or --all to delete every run)", file=sys.stderr)
         return 2
@@ -293,7 +302,7 @@ def _notebook_param(text: str) -> tuple[str, Any]:
 
 
 def _cmd_figures(args: argparse.Namespace) -> int:
-    from aqmlab.figures import estimate, regenerate  # noqa: PLC0415
+    from aqmlab.figures import estimate, regenerate  # noqa: PLC0415  (papermill, Jupyter and seaborn: only for figures)
 
     params = dict(args.set or [])
     if args.dry_run:
@@ -309,6 +318,9 @@ def _cmd_figures(args: argparse.Namespace) -> int:
         print(f"total ~{sum(r['cpu_hours'] for r in rows):.1f} CPU-hours to run "
               f"(estimate from the cost model in aqmlab/campaign/cost.py)")
         return 0
+    writable_folder(args.out, "figures folder", "--out")
+    if not args.stored_only:
+        writable_folder(args.data, "store root", "--data")
     report = regenerate(args.profile, args.out, args.data, workers=args.workers,
                         scheduler=args.scheduler, only=args.only, params=params,
                         stored_only=args.stored_only)
@@ -319,15 +331,22 @@ def _cmd_figures(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="aqmlab", description=__doc__.splitlines()[0])
-    p.add_argument("--debug", action="store_true", help="show tracebacks")
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                        help="show tracebacks")
+    p = argparse.ArgumentParser(prog="aqmlab", description=__doc__.splitlines()[0],
+                                parents=[common])
     sub = p.add_subparsers(dest="cmd", required=True)
+    add_parser = sub.add_parser
+    sub.add_parser = lambda *a, **k: add_parser(*a, parents=[common], **k)  # --debug anywhere
     r = sub.add_parser("run", help="simulate one scenario and save its results")
     r.add_argument("scenario", help="scenario file (.toml or .json)")
     r.add_argument("--out", required=True, type=Path, help="output folder")
     r.add_argument("--seed", type=int, help="override run.seed")
     r.add_argument("--duration", help="override run.duration, e.g. 20s")
     r.add_argument("--timeout", type=float, help="wall-clock limit in seconds")
+    r.add_argument("--engine", choices=ENGINE_NAMES,
+                   help="override run.engine: ns3, or ns2 (ns-2.35, the papers' simulator)")
     r.add_argument("--in-process", action="store_true",
                    help="simulate in this process (faster start, no crash isolation)")
     r.set_defaults(fn=_cmd_run)
@@ -412,11 +431,33 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     try:
         return args.fn(args)
-    except AqmlabError as err:
-        if args.debug:
+    except KeyboardInterrupt:
+        if getattr(args, "debug", False):
             raise
-        print(f"aqmlab: error: {err}", file=sys.stderr)
+        print("aqmlab: interrupted (stored results are kept; run again to resume)",
+              file=sys.stderr)
+        return 130
+    except Exception as err:  # noqa: BLE001 - one line, never a traceback without --debug
+        if getattr(args, "debug", False):
+            raise
+        print(f"aqmlab: error: {describe_error(err)}", file=sys.stderr)
         return 2
+
+
+def describe_error(err: BaseException) -> str:
+    """The one-line message ``aqmlab`` prints for ``err`` (without ``--debug``)."""
+    if isinstance(err, AqmlabError):
+        return str(err)
+    if isinstance(err, OSError):
+        return describe_os_error(err)
+    if isinstance(err, UnicodeDecodeError):
+        return f"a file is not UTF-8 text ({err}); save it as UTF-8"
+    if isinstance(err, MemoryError):
+        return "out of memory; run fewer workers (--workers) or a smaller scenario"
+    lines = str(err).strip().splitlines() or [""]
+    more = f" (+{len(lines) - 1} lines)" if len(lines) > 1 else ""
+    return (f"{type(err).__name__}: {lines[0]}{more} (unexpected: run again with --debug for "
+            "the traceback, and report it)")
 
 
 if __name__ == "__main__":

@@ -90,6 +90,8 @@ class Report:
                 lines.append(f"  {r['study']:22s} {r['wall_s']:6.0f} s  claims {c.get('claims', 0)}:"
                              f" {c.get('yes', 0)} yes, {c.get('no', 0)} no, "
                              f"{c.get('not tested', 0)} not tested, {c.get('no data', 0)} no data"
+                             + (f"; ns-2.35 {c['ns2 yes']} yes, {c['ns2 no']} no"
+                                if "ns2 yes" in c else "")
                              + (f" ({c['interim']})" if c.get("interim") else ""))
         lines.append(f"total {self.wall_s:.0f} s")
         return "\n".join(lines)

@@ -7,7 +7,10 @@ notebook does not declare. :mod:`aqmlab.figures` runs them all (``aqmlab figures
 
 Kernels: the notebooks run on the kernel named ``python3`` of *this* interpreter
 (jupyter_client replaces the spec's ``python`` with ``sys.executable``), so the venv that
-runs ``aqmlab figures`` is the one that executes them.
+runs ``aqmlab figures`` is the one that executes them. The kernel talks to papermill over
+IPC (Unix sockets in a private temporary folder, removed afterwards) instead of TCP
+on localhost: nothing crosses the network, and ipykernel no longer warns, once per
+notebook, that it is "running over TCP without encryption".
 """
 
 from __future__ import annotations
@@ -18,6 +21,8 @@ from pathlib import Path
 from typing import Any
 
 import papermill as pm
+from jupyter_client.manager import AsyncKernelManager
+from traitlets import default
 
 from aqmlab.errors import AqmlabError
 from aqmlab.studies import STUDIES, common, load_study
@@ -59,11 +64,13 @@ def run_notebook(name: str, profile: str = "quick", out: str | Path = "figures",
     values = {"profile": profile, "out": str(folder), "store": str(Path(store).resolve()),
               "workers": workers, "scheduler": scheduler, "stored_only": stored_only,
               **params}
-    with tempfile.TemporaryDirectory(prefix="aqmlab-nb-") as cwd:  # small cwd (ns-3 loader)
+    with (tempfile.TemporaryDirectory(prefix="aqmlab-nb-") as cwd,  # small (ns-3 loader)
+          tempfile.TemporaryDirectory(prefix="aqmlab-ipc-") as sockets):
         try:
             pm.execute_notebook(str(src), str(target), parameters=values, kernel_name=KERNEL,
                                 cwd=cwd, log_output=log_output, progress_bar=False,
-                                report_mode=False)
+                                report_mode=False,
+                                kernel_manager_class=ipc_kernel_manager(Path(sockets)))
         except pm.PapermillExecutionError as err:
             raise NotebookError(
                 f"{name}: cell {err.exec_count} (index {err.cell_index}) failed: "
@@ -71,14 +78,36 @@ def run_notebook(name: str, profile: str = "quick", out: str | Path = "figures",
     return target
 
 
+def ipc_kernel_manager(folder: Path) -> type:
+    """nbclient's kernel manager with the IPC transport, its sockets in ``folder`` (an
+    absolute path: kernel and client run in different folders; see the module docstring)."""
+    class IpcKernelManager(AsyncKernelManager):
+        @default("transport")
+        def _default_transport(self) -> str:
+            return "ipc"
+
+        @default("ip")
+        def _default_ip(self) -> str:
+            return str(Path(folder).resolve() / "kernel")
+
+    return IpcKernelManager
+
+
 def plan(studies: Iterable[str], profile: str, store: str | Path = "data",
          params: Mapping[str, Any] | None = None) -> list[Any]:
     """The sweeps (campaign ``Sweep`` specs) every study of ``studies`` would run, with the
-    profile's parameters overridden by ``params`` (e.g. ``{"seeds": [1]}``)."""
+    profile's parameters overridden by ``params`` (e.g. ``{"seeds": [1]}``): on ns-3, and
+    on ns-2.35 for the arms it can run unless ``params["reference"]`` is false (the
+    notebooks' second verdict)."""
+    params = dict(params or {})
+    reference = params.pop("reference", True)
     ctx = common.context(store=store, plan_only=True, progress=False)
     for name in studies:
         mod = load_study(name)
-        mod.run(mod.profile(profile, **(params or {})), ctx)
+        p = mod.profile(profile, **params)
+        mod.run(p, ctx)
+        if reference and getattr(mod, "REFERENCE", True):
+            mod.run(p, ctx.on_engine("ns2"))
     return ctx.specs
 
 

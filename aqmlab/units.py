@@ -25,7 +25,26 @@ __all__ = [
     "parse_bytes",
     "format_rate",
     "format_time",
+    "canonical_units",
 ]
+
+# What ns-3 can represent at all (values beyond are refused, whatever ``run.force`` says;
+# what a machine can afford is aqmlab.scenario.limits' business).
+#: ns-3 counts time in signed 64-bit nanoseconds: 2**63 ns is 9.22e9 s (292 years).
+MAX_TIME_S = 9.2e9
+#: The smallest non-zero time ns-3 can hold (shorter times would silently become 0).
+MIN_TIME_S = 1e-9
+#: Link rates are 64-bit bits/s in ns-3; far below that, packet times vanish under its 1-ns
+#: clock (a 1000-byte packet takes 8 ps at 1 Pb/s).
+MAX_RATE_BPS = 10**15
+#: ns-3's queue sizes (packets or bytes) are 32-bit.
+MAX_QUEUE_SIZE = 2**32 - 1
+#: Byte sizes (transfers, windows): 1 PB, far beyond any simulated transfer.
+MAX_BYTES = 10**15
+#: Integers go to ns-3 as 64-bit values.
+MAX_INT = 2**63 - 1
+#: Decimal exponents beyond this are refused before any arithmetic (no Decimal overflow).
+_MAX_EXPONENT = 40
 
 _NUM = r"([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)"
 _RATE_RE = re.compile(rf"^{_NUM}\s*([kKMGT]?)(bps|b/s|bit/s|Bps|B/s)$")
@@ -77,7 +96,18 @@ def _decimal(text: str, field: str, value: object, allowed: str) -> Decimal:
         raise ScenarioError(field, value, allowed) from None
     if not d.is_finite():  # pragma: no cover
         raise ScenarioError(field, value, allowed)
+    if d and abs(d.adjusted()) > _MAX_EXPONENT:
+        raise ScenarioError(field, value, f"{_short(field)} is out of range (exponent "
+                                          f"{d.adjusted()}): {allowed}")
     return d
+
+
+def _number(value: float | int, field: str, allowed: str) -> Decimal:
+    """A bare number as an exact Decimal; NaN and infinities are refused."""
+    if not math.isfinite(value):
+        raise ScenarioError(field, value, f"{_short(field)} must be a finite number: {allowed}")
+    return _decimal(repr(value) if isinstance(value, float) else str(value), field, value,
+                    allowed)
 
 
 def parse_rate(value: object, field: str) -> int:
@@ -88,9 +118,7 @@ def parse_rate(value: object, field: str) -> int:
     """
     allowed = "a rate > 0 such as '10Mbps', '1.5Mbps', '128kbps', '10Mb/s' or a number of bits/s"
     if _is_number(value):
-        if not math.isfinite(value):
-            raise ScenarioError(field, value, allowed)
-        bps = Decimal(str(value))
+        bps = _number(value, field, allowed)
     else:
         m = _match(_RATE_RE, value, field, allowed)
         bps = _decimal(m.group(1), field, value, allowed) * _RATE_PREFIX[m.group(2)]
@@ -100,6 +128,9 @@ def parse_rate(value: object, field: str) -> int:
         raise ScenarioError(field, value, "a whole number of bits/s")
     if bps <= 0:
         raise ScenarioError(field, value, f"{_short(field)} must be > 0")
+    if bps > MAX_RATE_BPS:
+        raise ScenarioError(field, value, f"{_short(field)} must be <= 1000Tbps (1e15 bits/s): "
+                                          "ns-3 could not time a packet at such a rate")
     return int(bps)
 
 
@@ -109,24 +140,34 @@ def parse_time(value: object, field: str) -> float:
     >>> parse_time("20ms", "delay")
     0.02
     """
+    return float(_seconds(value, field))
+
+
+def _seconds(value: object, field: str) -> Decimal:
+    """``parse_time`` as an exact Decimal (also the canonical form of a duration)."""
     allowed = "a duration >= 0 such as '20ms', '0.5ms', '1s', '100us', '2min' or seconds"
     if _is_number(value):
-        if not math.isfinite(value):
-            raise ScenarioError(field, value, allowed)
-        seconds = float(value)
+        seconds = _number(value, field, allowed)
     else:
         m = _match(_TIME_RE, value, field, allowed)
-        seconds = float(_decimal(m.group(1), field, value, allowed) * _TIME_UNIT[m.group(2)])
+        seconds = _decimal(m.group(1), field, value, allowed) * _TIME_UNIT[m.group(2)]
     if seconds < 0:
         raise ScenarioError(field, value, f"{_short(field)} must be >= 0")
+    if seconds > MAX_TIME_S:
+        raise ScenarioError(field, value, f"{_short(field)} must be <= 9.2e9 s: ns-3 counts "
+                                          "time in 64-bit nanoseconds (292 years)")
+    if 0 < seconds < Decimal(str(MIN_TIME_S)):
+        raise ScenarioError(field, value, f"{_short(field)} must be 0 or >= 1ns: ns-3's clock "
+                                          "ticks in nanoseconds")
     return seconds
 
 
-def _parse_amount(value: object, field: str, bare_unit: str, packets_ok: bool) -> tuple[int, str]:
+def _parse_amount(value: object, field: str, bare_unit: str, packets_ok: bool,
+                  top: int = MAX_BYTES, why: str = "") -> tuple[int, str]:
     units = "'160p', '160pkts', " if packets_ok else ""
     allowed = f"a size > 0 such as {units}'1500B', '100KB', '20MiB' or an integer"
     if isinstance(value, int) and not isinstance(value, bool):
-        amount, unit = Decimal(value), bare_unit
+        amount, unit = _number(value, field, allowed), bare_unit
     else:
         m = _match(_SIZE_RE, value, field, allowed)
         amount = _decimal(m.group(1), field, value, allowed)
@@ -142,6 +183,9 @@ def _parse_amount(value: object, field: str, bare_unit: str, packets_ok: bool) -
         )
     if amount <= 0:
         raise ScenarioError(field, value, f"{_short(field)} must be > 0")
+    if amount > top:
+        raise ScenarioError(field, value, f"{_short(field)} must be <= {top:,} "
+                                          f"{'packets' if unit == 'p' else 'bytes'}{why}")
     return int(amount), unit
 
 
@@ -150,12 +194,60 @@ def parse_size(value: object, field: str) -> tuple[int, str]:
 
     Integers are packets. >>> parse_size("20MiB", "limit") -> (20971520, "B")
     """
-    return _parse_amount(value, field, "p", packets_ok=True)
+    return _parse_amount(value, field, "p", packets_ok=True, top=MAX_QUEUE_SIZE,
+                         why=" (ns-3 queue sizes are 32-bit)")
 
 
 def parse_bytes(value: object, field: str) -> int:
     """Parse a size that must be in bytes (integers are bytes)."""
-    return _parse_amount(value, field, "B", packets_ok=False)[0]
+    return _parse_amount(value, field, "B", packets_ok=False, why=" (1 PB)")[0]
+
+
+# ---------------------------------------------------------------------------------------------
+# Canonical form of unit strings, for identity hashes.
+# ---------------------------------------------------------------------------------------------
+
+#: Keys whose strings are prose or names, never quantities ("1s" as a name stays "1s").
+_NOT_QUANTITIES = frozenset({"name", "description", "label", "title", "calibration"})
+
+
+def canonical_quantity(value: Any) -> Any:
+    """The quantity a value stands for, spelled one way: rate strings as int bits/s, duration
+    strings as seconds, packet sizes as int packets, byte sizes as ``"<n>B"``; integral floats
+    as ints. A bare number already is in its field's base unit (bits/s, seconds, packets of a
+    queue limit), so ``"10 Mbps"``, ``"10Mbps"``, ``"10000kbps"`` and ``10000000`` agree, as do
+    ``"1000ms"``, ``"1s"``, ``1`` and ``1.0``; a byte size stays a string because a bare
+    number in a queue limit means packets. Anything else is returned unchanged."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, float):
+        return int(value) if value.is_integer() and abs(value) < 2**53 else value
+    if not isinstance(value, str):
+        return value
+    text = value.strip()
+    try:
+        if _RATE_RE.match(text):
+            return parse_rate(text, "")
+        if _TIME_RE.match(text):
+            return canonical_quantity(float(_seconds(text, "")))
+        if _SIZE_RE.match(text):
+            amount, unit = parse_size(text, "")
+            return amount if unit == "p" else f"{amount}B"
+    except ScenarioError:
+        return value  # not a valid quantity: leave it (validation speaks for itself)
+    return value
+
+
+def canonical_units(tree: Any, key: str = "") -> Any:
+    """``tree`` (nested dicts/lists of a spec's ``to_dict``) with every quantity in its
+    canonical form (:func:`canonical_quantity`), except under name/prose keys."""
+    if isinstance(tree, Mapping):
+        return {k: canonical_units(v, str(k)) for k, v in tree.items()}
+    if isinstance(tree, (list, tuple)):
+        return [canonical_units(v, key) for v in tree]
+    if key in _NOT_QUANTITIES:
+        return tree
+    return canonical_quantity(tree)
 
 
 def format_rate(bps: int) -> str:
@@ -213,6 +305,8 @@ def check_int(value: object, field: str, *, ge: int | None = None, le: int | Non
     """An int (not bool) within the inclusive bounds."""
     if not isinstance(value, int) or isinstance(value, bool):
         raise ScenarioError(field, value, f"{_short(field)} must be an integer")
+    if abs(value) > MAX_INT:
+        raise ScenarioError(field, value, f"{_short(field)} overflows a 64-bit integer")
     _check_bounds(value, value, field, ge=ge, le=le)
     return value
 

@@ -5,6 +5,11 @@ yield one :class:`~aqmlab.workers.pool.Outcome` per run as runs finish, never ra
 run that crashed or timed out: the outcome says so. Results travel back to the calling
 process, which alone writes the store.
 
+The runs are taken from the iterable lazily, only when a worker is free (``lazy_jobs``):
+the sweep claims each run just before it starts, so that concurrent sweeps share the work
+(:mod:`aqmlab.campaign.claims`). The iterable may yield None for "nothing to start now":
+the executor waits a heartbeat (yielding None) and asks again.
+
 * :class:`LocalExecutor` wraps a :class:`~aqmlab.workers.pool.WorkerPool`: fresh worker
   processes that import ns-3 once and run many simulations with a full reset. It can be
   kept open and reused by several sweeps (warm workers).
@@ -64,17 +69,36 @@ class LocalExecutor:
                                     env=self.env)
         return self._pool
 
-    def run(self, jobs: Iterable[Job], heartbeat: float = 1.0) -> Iterator[Outcome | None]:
-        """Yield each job's Outcome as it finishes (and None every ``heartbeat`` s)."""
-        jobs = list(jobs)
-        if not jobs:
-            return
-        pool = self.pool
-        for job in jobs:
-            pool.submit(job.key, job.scenario.to_dict(), job.timeout)
+    lazy_jobs = True
+
+    def run(self, jobs: Iterable[Job | None], heartbeat: float = 1.0
+            ) -> Iterator[Outcome | None]:
+        """Yield each job's Outcome as it finishes (and None every ``heartbeat`` s). Jobs are
+        taken from ``jobs`` only when a worker is free; a None from it means "none yet"."""
+        feed = iter(jobs)
+        exhausted = False
         done = False
         try:
-            while pool.pending:
+            while True:
+                waiting = False
+                while not exhausted and (self._pool is None
+                                         or self._pool.pending < self._pool.size):
+                    job = next(feed, _END)
+                    if job is _END:
+                        exhausted = True
+                    elif job is None:
+                        waiting = True
+                        break
+                    else:
+                        self.pool.submit(job.key, job.scenario.to_dict(), job.timeout)
+                pool = self._pool
+                if pool is None or not pool.pending:
+                    if exhausted:
+                        break
+                    if waiting:
+                        time.sleep(heartbeat)
+                    yield None
+                    continue
                 outcomes = pool.poll(heartbeat)
                 yield from outcomes
                 if not outcomes:
@@ -119,35 +143,56 @@ class DaskExecutor:
                 self._own = True
         return self._client
 
-    def run(self, jobs: Iterable[Job], heartbeat: float = 1.0) -> Iterator[Outcome | None]:
-        """Submit every job (earlier jobs get higher priority); yield outcomes as they come."""
-        jobs = list(jobs)
-        if not jobs:
-            return
-        client = self.client
-        futures = {}
-        for rank, job in enumerate(jobs):
-            fut = client.submit(dask_task, job.key, job.scenario.to_dict(), job.timeout,
-                                key=f"aqmlab-{job.key}-{uuid.uuid4().hex[:8]}", pure=False,
-                                retries=0, priority=len(jobs) - rank)
-            futures[fut] = job
-        remaining = dict(futures)
+    lazy_jobs = True
+
+    def run(self, jobs: Iterable[Job | None], heartbeat: float = 1.0
+            ) -> Iterator[Outcome | None]:
+        """Submit jobs (earlier jobs get higher priority) while the cluster has free
+        threads; yield outcomes as they come. A None from ``jobs`` means "none yet"."""
+        feed = iter(jobs)
+        exhausted = False
+        client = None
+        remaining: dict[Any, Job] = {}
+        rank, cap = 0, 1
         done = False
         try:
             last = time.monotonic()
-            while remaining:
+            while True:
+                waiting = False
+                while not exhausted and (client is None or len(remaining) < cap):
+                    job = next(feed, _END)
+                    if job is _END:
+                        exhausted = True
+                    elif job is None:
+                        waiting = True
+                        break
+                    else:
+                        if client is None:
+                            client = self.client
+                            cap = _threads(client)
+                        rank += 1
+                        fut = client.submit(dask_task, job.key, job.scenario.to_dict(),
+                                            job.timeout, pure=False, retries=0, priority=-rank,
+                                            key=f"aqmlab-{job.key}-{uuid.uuid4().hex[:8]}")
+                        remaining[fut] = job
+                if not remaining and exhausted:
+                    break
                 finished = [f for f in remaining if f.done()]
                 for fut in finished:
                     yield _outcome(fut, remaining.pop(fut))
                     last = time.monotonic()
-                if not finished:
+                if finished:
+                    cap = _threads(client)  # workers may have joined or left
+                else:
                     if time.monotonic() - last >= heartbeat:
                         yield None
                         last = time.monotonic()
-                    time.sleep(0.05)
+                        if client is not None:
+                            cap = _threads(client)
+                    time.sleep(heartbeat if waiting and not remaining else 0.05)
             done = True
         finally:
-            if not done:
+            if not done and client is not None:
                 client.cancel(list(remaining))
 
     def close(self) -> None:
@@ -160,6 +205,17 @@ class DaskExecutor:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+_END = object()
+
+
+def _threads(client: Any) -> int:
+    """Runs the cluster can start now: its worker threads (at least 1)."""
+    try:
+        return max(1, sum(client.nthreads().values()))
+    except Exception:  # noqa: BLE001 - a scheduler without workers yet, a lost connection
+        return 1
 
 
 def _outcome(fut: Any, job: Job) -> Outcome:

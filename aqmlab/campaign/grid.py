@@ -36,6 +36,7 @@ from typing import Any
 from aqmlab import engines
 from aqmlab.errors import AqmlabError, ScenarioError
 from aqmlab.scenario import Scenario, as_scenario
+from aqmlab.scenario.files import read_table_file
 
 __all__ = ["Point", "Sweep", "SweepError", "param_value"]
 
@@ -78,7 +79,9 @@ class Sweep:
     """A base scenario, axes and seeds. ``points()`` expands and validates.
 
     ``set`` (dotted path -> value) is applied to ``base`` first: constants of the sweep
-    that are not axes (e.g. a shorter ``run.duration``)."""
+    that are not axes (e.g. a shorter ``run.duration``). ``skip_invalid``: points that fail
+    validation (e.g. kinds another engine cannot run) are left out and listed in
+    ``skipped`` instead of failing the sweep."""
 
     base: Scenario
     grid: dict[str, list] = field(default_factory=dict)
@@ -86,6 +89,8 @@ class Sweep:
     seeds: list[int] | None = None
     name: str | None = None
     set: dict[str, Any] = field(default_factory=dict)
+    skip_invalid: bool = False
+    skipped: list[str] = field(default_factory=list, repr=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.base, Scenario):
@@ -173,7 +178,7 @@ class Sweep:
     def load(cls, path: str | Path) -> Sweep:
         """Read a sweep file; a relative ``base`` is resolved against its folder."""
         path = Path(path)
-        sweep = cls.from_toml(path.read_text(encoding="utf-8"), path.parent)
+        sweep = cls.from_dict(read_table_file(path, "sweep"), path.parent)  # one clear error
         if sweep.name is None:
             sweep.name = path.stem
         return sweep
@@ -207,6 +212,7 @@ class Sweep:
         seeds: Sequence[int | None] = self.seeds or [None]
         points: list[Point] = []
         errors: list[str] = []
+        skipped: list[str] = []
         by_key: dict[str, int] = {}
         for combo in itertools.product(*axes):
             changes: dict[str, Any] = {}
@@ -220,7 +226,10 @@ class Sweep:
                 try:
                     sc = engines.check(self.base.replace(**ch, **prose) if ch else self.base)
                 except ScenarioError as err:
-                    errors.append(f"{_describe(ch)}: {err}")
+                    if self.skip_invalid:
+                        skipped.append(f"{_describe(ch)}: {err}")
+                    else:
+                        errors.append(f"{_describe(ch)}: {err}")
                     continue
                 params = dict(changes)
                 if "run.seed" not in changes:
@@ -237,6 +246,7 @@ class Sweep:
             more = f"\n  ... and {len(errors) - MAX_LISTED} more" if len(errors) > MAX_LISTED else ""
             raise SweepError(f"{len(errors)} of {len(self)} sweep points are invalid "
                              f"(nothing was run):\n  {shown}{more}")
+        self.skipped = skipped
         return points
 
 

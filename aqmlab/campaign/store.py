@@ -5,36 +5,55 @@ Layout under ``root`` (``data/`` by default)::
     runs/<aqmlab version>-<ns-3 version>/<scenario hash>-s<seed>-r<run>/
         meta.json  scenario.toml  flows.parquet  queues.parquet  links.parquet
         queue_ts.parquet  summary.parquet      (what Results.save writes)
-        manifest.json                          (size and sha256 of every file above,
-                                                the sweep parameters, the summary row)
+        manifest.json                          (size, mtime and sha256 of every file
+                                                above, the sweep parameters, the summary)
+        manifest.sha256                        (the sha256 of manifest.json itself)
     failures/<aqmlab version>-<ns-3 version>/<key>.json
         (status crashed | timeout | error, message, stderr tail, scenario)
+    claims/<aqmlab version>-<ns-3 version>/<key>.claim
+        (a run being simulated by a sweep: see aqmlab.campaign.claims)
 
 A run is written into a hidden staging folder (``.<key>.*``) and renamed into place in
-one step, so a killed writer leaves no entry that reads as valid; hidden folders are never
-listed and stale ones are removed by :meth:`Store.clean`. An entry is valid when its
-``meta.json`` loads and every file matches the manifest (sha256); anything else is
-*corrupt*: reported, and re-run by the next sweep that needs it. A new aqmlab or ns-3
-version starts a new namespace; older results stay readable (``all_versions=True``).
+one step (an existing entry is swapped with it atomically: readers never see a gap), so a
+killed writer leaves no entry that reads as valid; hidden folders are never listed and
+stale ones are removed by :meth:`Store.clean`. Entry folders follow the umask.
+
+Nothing stored is trusted unchecked. Every read checks an entry cheaply: the manifest
+matches ``manifest.sha256``, the key and version it names are the entry's, every file has
+the size and mtime recorded when it was stored (a file whose mtime changed is hashed), and
+``scenario.toml`` hashes to the entry's key (for entries of this aqmlab version, whose hash
+it computes). ``verify=True`` (``aqmlab ls --verify``) hashes every file and compares the
+manifest's summary with ``summary.parquet``. Anything else is *corrupt*: reported, never
+"ok", and re-run by the next sweep that needs it. A new aqmlab or ns-3 version starts a new
+namespace; older results stay readable (``all_versions=True``).
 """
 
 from __future__ import annotations
 
+import ctypes
+import errno
+import fcntl
 import hashlib
 import json
+import math
 import os
 import re
 import shutil
 import time
+import tomllib
 from collections.abc import Callable, Mapping
+from contextlib import contextmanager
 from datetime import UTC, datetime
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from aqmlab.errors import StoreError
+from aqmlab import __version__
+from aqmlab.errors import ScenarioError, StoreError
+from aqmlab.preflight import DestinationError, describe_os_error, writable_folder
 from aqmlab.results import results as _results
 from aqmlab.results.results import META_FILE, Results
 from aqmlab.scenario import Scenario
@@ -42,7 +61,13 @@ from aqmlab.scenario import Scenario
 __all__ = ["Store", "Query", "version_tag"]
 
 MANIFEST = "manifest.json"
-STORE_SCHEMA = 1
+MANIFEST_HASH = "manifest.sha256"
+#: 2: manifest.sha256 and per-file mtimes (schema-1 entries are verified in full).
+STORE_SCHEMA = 2
+#: Files every entry has (what Results.save writes).
+REQUIRED = (META_FILE, "scenario.toml", *(f"{t}.parquet" for t in _results.TABLES))
+#: Reads retry this often when a writer swaps the entry under them.
+_READ_TRIES = 5
 #: A query: None (everything), a key or key prefix, a pandas ``DataFrame.query``
 #: expression (quote dotted columns with backticks), a ``{column: value or [values]}``
 #: dict, or a function of the listing returning a boolean mask.
@@ -54,13 +79,9 @@ LEAD = ("key", "status", "name", "seed", "run", "version", "created")
 
 def version_tag() -> str:
     """``<aqmlab version>-<ns-3 wheel version>`` of this installation (no ns-3 import)."""
-    from importlib.metadata import PackageNotFoundError, version  # noqa: PLC0415
-
-    from aqmlab import __version__  # noqa: PLC0415
-
     try:
-        ns3 = version("ns3")
-    except PackageNotFoundError:
+        ns3 = metadata.version("ns3")
+    except metadata.PackageNotFoundError:
         ns3 = "unknown"
     return f"{__version__}-{ns3}"
 
@@ -85,8 +106,38 @@ def _py(value: Any) -> Any:
 def _write_json(path: Path, data: Any) -> None:
     """Write a JSON file atomically (temporary file in the same folder, then rename)."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(3).hex()}")
-    tmp.write_text(json.dumps(data, indent=2, default=str))
-    os.replace(tmp, path)
+    try:
+        tmp.write_text(json.dumps(data, indent=2, default=str))
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap two paths atomically (Linux ``renameat2(RENAME_EXCHANGE)``); False where the
+    system cannot (the caller falls back to two renames under a lock)."""
+    global _renameat2
+    if _renameat2 is None:
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            _renameat2 = libc.renameat2
+            _renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int,
+                                   ctypes.c_char_p, ctypes.c_uint]
+        except (OSError, AttributeError):
+            _renameat2 = False
+    if not _renameat2:
+        return False
+    at_fdcwd, rename_exchange = -100, 2
+    if _renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP):  # not on this file system
+        return False
+    raise OSError(err, os.strerror(err), str(b))
+
+
+_renameat2: Any = None
 
 
 def flatten(value: Any, prefix: str = "") -> dict[str, Any]:
@@ -114,6 +165,7 @@ class Store:
     def __init__(self, root: str | os.PathLike = "data", *, version: str | None = None) -> None:
         self.root = Path(root)
         self.version = version or version_tag()
+        self._last: tuple[Any, ...] | None = None  # the entry verified last, for summary()
 
     def __repr__(self) -> str:
         return f"Store({str(self.root)!r}, version={self.version!r})"
@@ -136,36 +188,91 @@ class Store:
         """Store one run atomically (replacing any entry of the same key); returns its folder.
 
         ``params`` (the sweep's parameter values) are kept in the manifest for listings.
+        Concurrent writers of one key are safe: each writes its own staging folder, and the
+        last one's entry stays whole. A failed write (a full disk) leaves nothing behind and
+        raises OSError naming the entry.
         """
         key = results.scenario.key
         final = self.path(key)
-        self.runs_dir.mkdir(parents=True, exist_ok=True)
         staging = self.runs_dir / f".{key}.{os.getpid()}.{os.urandom(4).hex()}.staging"
         try:
+            self.runs_dir.mkdir(parents=True, exist_ok=True)
             results.save(staging)  # itself atomic: a temporary folder renamed to staging
-            files = {p.name: {"bytes": p.stat().st_size, "sha256": _sha256(p)}
-                     for p in sorted(staging.iterdir()) if p.is_file()}
+            # Recorded mtimes lie a second in the past, so any later write to a file (whose
+            # mtime is then "now", on however coarse a clock) shows in the cheap checks.
+            stamp = time.time_ns() - 1_000_000_000
+            files = {}
+            for p in sorted(staging.iterdir()):
+                if p.is_file():
+                    os.utime(p, ns=(stamp, stamp))
+                    files[p.name] = {"bytes": p.stat().st_size, "mtime_ns": stamp,
+                                     "sha256": _sha256(p)}
             summary = ({k: _py(v) for k, v in results.summary.iloc[0].items()}
                        if len(results.summary) else {})
             manifest = {"store_schema": STORE_SCHEMA, "key": key, "version": self.version,
                         "stored": _now(), "params": dict(params or {}), "summary": summary,
                         "files": files}
-            (staging / MANIFEST).write_text(json.dumps(manifest, indent=2, default=str))
-            try:
-                os.replace(staging, final)
-            except OSError:  # an entry exists (a re-run, or a concurrent writer): swap it
-                old = self.runs_dir / f".{key}.{os.urandom(4).hex()}.old"
-                try:
-                    os.replace(final, old)
-                except FileNotFoundError:
-                    pass
-                os.replace(staging, final)
-                shutil.rmtree(old, ignore_errors=True)
+            text = json.dumps(manifest, indent=2, default=str).encode()
+            _write_synced(staging / MANIFEST, text)
+            _write_synced(staging / MANIFEST_HASH, hashlib.sha256(text).hexdigest().encode()
+                          + b"\n")
+            self._publish(staging, final)
+        except OSError as err:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise DestinationError(err.errno, f"could not store run {key}: "
+                          f"{describe_os_error(err, at=final)}", str(final)) from None
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
             raise
         self._remove_failure(key)
         return final
+
+    def _publish(self, staging: Path, final: Path) -> None:
+        """Move ``staging`` to ``final``; an existing entry is swapped out atomically (or,
+        where the system cannot swap, replaced under a lock) and removed."""
+        for _ in range(_READ_TRIES):
+            try:
+                os.rename(staging, final)
+                return
+            except OSError as err:
+                if err.errno not in (errno.ENOTEMPTY, errno.EEXIST, errno.EISDIR):
+                    raise
+            try:
+                if _exchange(staging, final):  # staging now holds the old entry
+                    shutil.rmtree(staging, ignore_errors=True)
+                    return
+            except FileNotFoundError:
+                continue  # the entry went away meanwhile: rename again
+            with self._lock(final.name):  # two renames: serialise the writers of this key
+                old = final.with_name(f".{final.name}.{os.urandom(4).hex()}.old")
+                try:
+                    os.rename(final, old)
+                except FileNotFoundError:
+                    old = None
+                os.rename(staging, final)
+            if old is not None:
+                shutil.rmtree(old, ignore_errors=True)
+            return
+        raise OSError(errno.EBUSY, "the entry kept changing under concurrent writers",
+                      str(final))
+
+    @contextmanager
+    def _lock(self, key: str) -> Any:
+        locks = self.runs_dir / ".locks"
+        locks.mkdir(exist_ok=True)
+        with open(locks / f"{key}.lock", "a+b") as f:
+            fcntl.flock(f, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(f, fcntl.LOCK_UN)
+
+    def check_writable(self) -> None:
+        """Raise DestinationError (one line: the path and what to do) unless runs can be
+        stored here: the folders can be created and written, and the device has space."""
+        writable_folder(self.runs_dir, "store", "another store root (--data)")
+        writable_folder(self.failures_dir, "store's failure records",
+                        "another store root (--data)")
 
     def record_failure(self, scenario: Scenario, status: str, error: str, stderr: str = "",
                        *, params: Mapping[str, Any] | None = None,
@@ -200,63 +307,74 @@ class Store:
 
     # -- reading -----------------------------------------------------------------------------
 
-    def verify(self, key: str, *, path: Path | None = None) -> dict[str, Any]:
-        """Check entry ``key``; return its manifest (or meta) or raise StoreError."""
+    def verify(self, key: str, *, path: Path | None = None, full: bool = True) -> dict[str, Any]:
+        """Check entry ``key`` and return its manifest, or raise StoreError saying what is
+        wrong. ``full``: hash every file and compare the manifest's summary with the stored
+        table; otherwise the cheap checks of every read (see the module docstring)."""
         d = path or self.path(key)
-        if not d.is_dir():
-            raise StoreError(f"{d}: no such run")
-        try:
-            json.loads((d / META_FILE).read_text())
-        except (OSError, ValueError) as err:
-            raise StoreError(f"{d}: no readable {META_FILE}: {err}") from err
-        try:
-            manifest = json.loads((d / MANIFEST).read_text())
-        except FileNotFoundError:
-            _results.load(d)  # not written by a Store: the tables must at least load
-            return {}
-        except (OSError, ValueError) as err:
-            raise StoreError(f"{d}: unreadable {MANIFEST}: {err}") from err
-        for name, info in manifest.get("files", {}).items():
-            p = d / name
+        check_key = self._computes_keys(d)
+        for attempt in range(_READ_TRIES):  # a concurrent writer may swap the entry
+            before = _inode(d)
             try:
-                size = p.stat().st_size
-            except OSError:
-                raise StoreError(f"{d}: {name} is missing") from None
-            if size != info["bytes"]:
-                raise StoreError(f"{d}: {name} has {size} bytes, {info['bytes']} were written "
-                                 f"(truncated?)")
-            if _sha256(p) != info["sha256"]:
-                raise StoreError(f"{d}: {name} does not match its checksum (corrupt)")
-        return manifest
+                manifest = verify_entry(d, full=full, check_key=check_key)
+                self._last = (d, before, _mtime(d / MANIFEST), manifest)
+                return manifest
+            except StoreError:
+                if attempt == _READ_TRIES - 1 or before is None or _inode(d) == before:
+                    raise
+        raise AssertionError("unreachable")  # pragma: no cover
 
-    def check(self, key: str) -> tuple[str, str]:
-        """``("ok", "")``, ``("missing", "")`` or ``("corrupt", reason)`` for run ``key``."""
-        if not self.path(key).exists():
-            return "missing", ""
-        try:
-            self.verify(key)
-        except StoreError as err:
-            return "corrupt", str(err)
-        return "ok", ""
+    def _computes_keys(self, d: Path) -> bool:
+        """Whether this aqmlab computes the keys of the namespace holding ``d`` (its own)."""
+        return d.parent.name == self.version == version_tag()
+
+    def check(self, key: str, *, full: bool = False) -> tuple[str, str]:
+        """``("ok", "")``, ``("missing", "")`` or ``("corrupt", reason)`` for run ``key``
+        (cheap checks; ``full`` hashes every file)."""
+        d = self.path(key)
+        for attempt in range(_READ_TRIES):  # a concurrent writer may swap the entry
+            if not d.exists():
+                return "missing", ""
+            before = _inode(d)
+            try:
+                self.verify(key, full=full)
+            except StoreError as err:
+                if not d.exists():  # removed meanwhile (by a re-running sweep)
+                    return "missing", ""
+                if _inode(d) != before and attempt < _READ_TRIES - 1:
+                    continue  # swapped under this check: look at the new entry
+                return "corrupt", str(err)
+            return "ok", ""
+        return "corrupt", f"{d}: the entry kept changing under concurrent writers"
 
     def __contains__(self, key: str) -> bool:
         return self.check(key)[0] == "ok"
 
     def summary(self, key: str) -> dict[str, Any]:
-        """The summary row of stored run ``key`` (from the manifest: no Parquet read)."""
+        """The summary row of stored run ``key`` (from its checked manifest: no Parquet
+        read), or StoreError if the entry is damaged."""
         d = self.path(key)
-        try:
-            manifest = json.loads((d / MANIFEST).read_text())
-            return dict(manifest["summary"])
-        except (OSError, ValueError, KeyError):
-            res = _results.load(d)
-            return {k: _py(v) for k, v in res.summary.iloc[0].items()} if len(res.summary) else {}
+        last = self._last  # just checked (a sweep's check, then its row): not again
+        if last is not None and last[0] == d and last[1:3] == (_inode(d), _mtime(d / MANIFEST)):
+            return dict(last[3].get("summary") or {})
+        return dict(self.verify(key, full=False).get("summary") or {})
 
-    def load(self, key: str) -> Results:
-        """Results of run ``key`` (a unique prefix is enough); verified, or StoreError."""
+    def load(self, key: str, *, full: bool = True) -> Results:
+        """Results of run ``key`` (a unique prefix is enough); verified (every file hashed
+        unless ``full=False``), or StoreError."""
         d = self.find(key)
-        self.verify(d.name, path=d)
-        return _results.load(d)
+        for attempt in range(_READ_TRIES):  # a concurrent writer may swap the entry
+            before = _inode(d)
+            self.verify(d.name, path=d, full=full)
+            try:
+                res = _results.load(d)
+            except StoreError:
+                if attempt == _READ_TRIES - 1 or _inode(d) == before:
+                    raise
+                continue
+            if _inode(d) == before:
+                return res
+        raise StoreError(f"{d}: the entry kept changing under concurrent writers")
 
     def find(self, key: str) -> Path:
         """Folder of run ``key`` or of the one stored run whose key starts with it: this
@@ -314,23 +432,19 @@ class Store:
         return select(df, query).reset_index(drop=True)
 
     def _row(self, d: Path, version: str, verify: bool) -> dict[str, Any]:
+        """One listing row: every entry is checked (cheaply, or in full with ``verify``);
+        a damaged one is listed as corrupt with the reason, never as ok."""
         row: dict[str, Any] = {"key": d.name, "status": "ok", "version": version}
         try:
+            manifest = self.verify(d.name, path=d, full=verify)
             meta = json.loads((d / META_FILE).read_text())
-            manifest = self.verify(d.name, path=d) if verify else _read_json(d / MANIFEST)
         except (OSError, ValueError, StoreError) as err:
             row.update(status="corrupt", error=str(err))
             return row
         scenario = meta.get("scenario", {})
         row.update(name=scenario.get("name"), seed=meta.get("seed"), run=meta.get("run"),
                    created=meta.get("created"), host=meta.get("host"), pid=meta.get("pid"))
-        summary = (manifest or {}).get("summary")
-        if summary is None:
-            try:
-                summary = self.summary(d.name) if d.parent == self.runs_dir else {}
-            except StoreError as err:
-                row.update(status="corrupt", error=str(err))
-                summary = {}
+        summary = manifest.get("summary") or {}
         row.update({k: v for k, v in summary.items() if k not in row})
         row.update(flatten(scenario))
         return row
@@ -388,7 +502,8 @@ class Store:
                 continue
             for p in folder.iterdir():
                 try:
-                    if not p.name.startswith(".") or p.stat().st_mtime >= limit:
+                    if (not p.name.startswith(".") or p.name == ".locks"
+                            or p.stat().st_mtime >= limit):
                         continue
                     if p.is_dir():
                         shutil.rmtree(p, ignore_errors=True)
@@ -400,11 +515,121 @@ class Store:
         return n
 
 
-def _read_json(path: Path) -> dict[str, Any] | None:
+def _inode(d: Path) -> tuple[int, int, int] | None:
+    """The identity of the folder at ``d``: device, inode and change time (a writer's new
+    folder may reuse the inode number of one deleted a moment ago: its ctime differs)."""
     try:
-        return json.loads(path.read_text())
-    except FileNotFoundError:
+        st = d.stat()
+    except OSError:
         return None
+    return st.st_dev, st.st_ino, st.st_ctime_ns
+
+
+def _mtime(path: Path) -> int | None:
+    try:
+        return path.stat().st_mtime_ns
+    except OSError:
+        return None
+
+
+def _write_synced(path: Path, data: bytes) -> None:
+    with open(path, "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def verify_entry(d: Path, *, full: bool = False, check_key: bool = True) -> dict[str, Any]:
+    """Check the stored entry in folder ``d`` and return its manifest, or raise StoreError
+    naming the folder and what is wrong (see the module docstring). ``check_key``: the
+    entry's ``scenario.toml`` must hash to the folder's name (this aqmlab's keys only)."""
+    if not d.is_dir():
+        raise StoreError(f"{d}: no such run")
+    try:
+        raw = (d / MANIFEST).read_bytes()
+    except FileNotFoundError:
+        raise StoreError(f"{d}: {MANIFEST} is missing: not a complete entry") from None
+    except OSError as err:
+        raise StoreError(f"{d}: {MANIFEST} cannot be read: {describe_os_error(err)}") from None
+    try:
+        manifest = json.loads(raw)
+        files = manifest["files"]
+        schema = int(manifest.get("store_schema", 1))
+        if not isinstance(files, dict) or not isinstance(manifest.get("summary", {}), dict):
+            raise TypeError("files and summary must be tables")
+    except (ValueError, KeyError, TypeError) as err:
+        raise StoreError(f"{d}: {MANIFEST} is not a manifest ({err})") from None
+    if schema >= 2:
+        try:
+            recorded = (d / MANIFEST_HASH).read_text().strip()
+        except (OSError, ValueError):
+            raise StoreError(f"{d}: {MANIFEST_HASH} is missing or unreadable") from None
+        if recorded != hashlib.sha256(raw).hexdigest():
+            raise StoreError(f"{d}: {MANIFEST} does not match {MANIFEST_HASH} (edited?)")
+    else:
+        full = True  # an older entry without the manifest's own hash: trust nothing cheaply
+    if manifest.get("key") not in (None, d.name):
+        raise StoreError(f"{d}: its manifest belongs to run {manifest.get('key')}")
+    missing = [name for name in REQUIRED if name not in files]
+    if missing:
+        raise StoreError(f"{d}: {MANIFEST} does not list {', '.join(missing)}")
+    for name, info in files.items():
+        if "/" in name or name.startswith("."):
+            raise StoreError(f"{d}: {MANIFEST} lists an odd file name {name!r}")
+        p = d / name
+        try:
+            st = p.stat()
+        except OSError:
+            raise StoreError(f"{d}: {name} is missing") from None
+        if st.st_size != info["bytes"]:
+            raise StoreError(f"{d}: {name} has {st.st_size} bytes, {info['bytes']} were "
+                             f"written (truncated or replaced)")
+        if (full or st.st_mtime_ns != info.get("mtime_ns")) and _sha256(p) != info["sha256"]:
+            raise StoreError(f"{d}: {name} does not match its checksum (corrupt or replaced)")
+    if check_key:
+        _check_scenario_key(d)
+    if full:
+        _check_summary(d, manifest.get("summary") or {})
+    return manifest
+
+
+def _check_scenario_key(d: Path) -> None:
+    """``scenario.toml`` (and meta.json's scenario) must be the run the folder names."""
+    try:
+        spec = tomllib.loads((d / "scenario.toml").read_text(encoding="utf-8"))
+        try:
+            key = Scenario.from_dict(spec).key
+        except ScenarioError:
+            for group in spec.get("traffic", []):  # a calibration table of another machine:
+                if isinstance(group, dict):  # the rate it gave is stored, the path not hashed
+                    group.pop("calibration", None)
+            key = Scenario.from_dict(spec).key
+    except (OSError, ValueError, AttributeError, ScenarioError) as err:
+        raise StoreError(f"{d}: scenario.toml is not a valid scenario ({err})") from None
+    if key != d.name:
+        raise StoreError(f"{d}: scenario.toml is run {key}, not this entry's")
+
+
+def _check_summary(d: Path, summary: Mapping[str, Any]) -> None:
+    """The manifest's summary (what listings and sweep tables serve) must be the table."""
+    try:
+        table = pd.read_parquet(d / "summary.parquet")
+    except Exception as err:  # noqa: BLE001 - pyarrow raises many kinds
+        raise StoreError(f"{d}: summary.parquet cannot be read ({err})") from None
+    row = {k: _py(v) for k, v in table.iloc[0].items()} if len(table) else {}
+    if set(row) != set(summary):
+        raise StoreError(f"{d}: the manifest's summary has other columns than summary.parquet")
+    for k, v in row.items():
+        if not _same(v, summary[k]):
+            raise StoreError(f"{d}: the manifest's summary says {k} = {summary[k]!r}, "
+                             f"summary.parquet {v!r}")
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal as stored: NaN equals NaN; JSON turned timestamps and the like into text."""
+    if a == b or str(a) == str(b):
+        return True
+    return all(isinstance(x, float) and math.isnan(x) for x in (a, b))
 
 
 def select(df: pd.DataFrame, query: Query) -> pd.DataFrame:

@@ -10,8 +10,12 @@
    (:func:`~aqmlab.campaign.cost.estimate_cost`) scaled to the measured ones.
 4. Each result is written to the store by this process as it arrives (atomically), so a
    killed sweep loses only the runs in flight; crashes and timeouts are recorded as failed
-   runs with their stderr tail and do not stop the sweep.
-5. With ``run_missing=False`` nothing runs: the points the store lacks get status
+   runs with their stderr tail and do not stop the sweep. The store is checked writable
+   (with free space) before the first run starts.
+5. Each run is claimed just before it starts (:mod:`aqmlab.campaign.claims`), so sweeps
+   sharing a store split the work: a run another sweep has claimed is left to it and taken
+   from the store when it arrives (``source`` "cached"), or taken over if that sweep died.
+6. With ``run_missing=False`` nothing runs: the points the store lacks get status
    ``missing`` (interim results of a campaign still under way, or a store copied from
    elsewhere).
 """
@@ -26,7 +30,8 @@ import statistics
 import time
 import tomllib
 import warnings
-from collections.abc import Iterator, Mapping, Sequence
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,6 +39,7 @@ from typing import Any
 import pandas as pd
 from tqdm.auto import tqdm
 
+from aqmlab.campaign.claims import Claims
 from aqmlab.campaign.cost import estimate_cost
 from aqmlab.campaign.executors import DaskExecutor, Job, LocalExecutor
 from aqmlab.campaign.grid import Point, Sweep
@@ -159,14 +165,33 @@ def sweep(base: Scenario | Sweep | str | os.PathLike | Mapping, grid: Mapping | 
     jobs = _longest_first(jobs, st)
     by_key = {p.key: p for p in points}
     limits = {j.key: j.timeout for j in jobs}
+    if jobs:
+        st.check_writable()  # before the first simulation: its result must have a place
 
     bar = _progress(progress, len(points), counts, spec.name)
+
+    def done_elsewhere(job: Job, rec: dict[str, Any] | None) -> None:
+        """Another sweep on this store ran ``job`` meanwhile: take its outcome."""
+        p = by_key[job.key]
+        if rec is None:
+            rows[p.key] = _ok_row(st, p, "cached")
+        else:
+            rows[p.key] = _failed_row(p, rec["status"], rec.get("error", ""), "cached")
+            counts["failed"] += 1
+        counts["cached"] += 1
+        if bar is not None:
+            bar.update(1)
+
+    claims = Claims(st.root, st.version)
     own = executor is None and bool(jobs)
     if own:
         executor = DaskExecutor(scheduler) if scheduler is not None else LocalExecutor(workers)
-    outcomes = executor.run(jobs) if jobs else iter(())
+    feed = _claimed(jobs, st, claims, done_elsewhere,
+                    lazy=getattr(executor, "lazy_jobs", False))
+    outcomes = executor.run(feed) if jobs else iter(())
     try:
         for out in outcomes:
+            claims.refresh()
             if out is None:
                 if bar is not None:
                     bar.refresh()
@@ -184,6 +209,7 @@ def sweep(base: Scenario | Sweep | str | os.PathLike | Mapping, grid: Mapping | 
                 counts["failed"] += 1
                 log.warning("run %s %s: %s (details: aqmlab show %s --data %s)",
                             p.key, out.status, out.reason, p.key, st.root)
+            claims.release(p.key)
             counts["ran"] += 1
             if bar is not None:
                 bar.update(1)
@@ -191,6 +217,7 @@ def sweep(base: Scenario | Sweep | str | os.PathLike | Mapping, grid: Mapping | 
     finally:
         if hasattr(outcomes, "close"):
             outcomes.close()  # interrupted: the executor abandons the runs in flight
+        claims.release_all()
         if bar is not None:
             bar.close()
         if own:
@@ -225,6 +252,47 @@ def _is_sweep_file(path: Path) -> bool:
     except (OSError, tomllib.TOMLDecodeError):
         return False
     return "base" in d or "grid" in d
+
+
+def _claimed(jobs: Iterable[Job], st: Store, claims: Claims,
+             done_elsewhere: Callable[[Job, dict[str, Any] | None], None], *, lazy: bool,
+             heartbeat: float = 1.0) -> Iterator[Job | None]:
+    """The jobs this sweep claims, in order, as the executor asks for them. A job another
+    sweep holds is put back and tried again later; once claimed, a job another sweep has
+    finished meanwhile (stored, or its failure recorded) goes to ``done_elsewhere`` instead.
+    When every remaining job is held elsewhere: None (``lazy`` executors wait a heartbeat
+    and ask again) or, for executors that take all jobs at once, a wait here."""
+    pending = deque(jobs)
+    before = {j.key: _recorded(st, j.key) for j in pending}
+    while pending:
+        progressed = False
+        for _ in range(len(pending)):
+            job = pending.popleft()
+            if not claims.claim(job.key):
+                pending.append(job)
+                continue
+            progressed = True
+            if st.check(job.key)[0] == "ok":
+                claims.release(job.key)
+                done_elsewhere(job, None)
+                continue
+            rec = st.failure(job.key)
+            if rec is not None and rec.get("recorded") != before[job.key]:
+                claims.release(job.key)
+                done_elsewhere(job, rec)
+                continue
+            yield job
+        if pending and not progressed:
+            claims.refresh()
+            if lazy:
+                yield None
+            else:
+                time.sleep(heartbeat)
+
+
+def _recorded(st: Store, key: str) -> str | None:
+    rec = st.failure(key)
+    return None if rec is None else rec.get("recorded")
 
 
 def _timeout_grew(rec: dict[str, Any], limit: float | None) -> bool:

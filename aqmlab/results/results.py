@@ -18,6 +18,7 @@ import pandas as pd
 
 from aqmlab import __version__
 from aqmlab.errors import StoreError
+from aqmlab.preflight import DestinationError, describe_os_error
 from aqmlab.scenario import Scenario
 
 TABLES = ("flows", "requests", "queues", "links", "queue_ts", "summary")
@@ -65,11 +66,27 @@ class Results:
         return f"<Results {self.scenario.name} {self.scenario.key}: {body}>"
 
     def save(self, directory: str | os.PathLike) -> Path:
-        """Write the run to ``directory`` atomically (temporary folder, then rename)."""
+        """Write the run to ``directory`` atomically (temporary folder, then rename).
+
+        An earlier run in ``directory`` is replaced; any other non-empty folder is refused
+        (StoreError), never replaced. The folder follows the umask (group-readable where
+        the umask says so). A failed write leaves nothing and raises OSError naming
+        ``directory``."""
         target = Path(directory)
+        if target.is_dir() and any(target.iterdir()) and not (target / META_FILE).exists():
+            raise StoreError(f"{target}: exists and is not an aqmlab run (no {META_FILE}); "
+                             "it is not replaced: save to a new folder")
+        try:
+            return self._save(target)
+        except OSError as err:
+            raise DestinationError(err.errno, f"could not save the run: {describe_os_error(err, at=target)}",
+                          str(target)) from None
+
+    def _save(self, target: Path) -> Path:
         target.parent.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
         try:
+            os.chmod(tmp, 0o777 & ~_umask())  # mkdtemp makes it 0700
             for name in TABLES:
                 self.table(name).to_parquet(tmp / f"{name}.parquet", index=False)
             (tmp / "scenario.toml").write_text(self.scenario.to_toml())
@@ -78,7 +95,7 @@ class Results:
             # meta.json is written last: its presence marks a complete result.
             (tmp / META_FILE).write_text(json.dumps(meta, indent=2, default=str))
             if target.exists():
-                old = target.with_name(f".{target.name}.old")
+                old = target.with_name(f".{target.name}.{os.urandom(4).hex()}.old")
                 os.replace(target, old)
                 os.replace(tmp, target)
                 shutil.rmtree(old, ignore_errors=True)
@@ -88,6 +105,20 @@ class Results:
             shutil.rmtree(tmp, ignore_errors=True)
             raise
         return target
+
+
+def _umask() -> int:
+    """This process's umask (read without changing it where /proc says it)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def load(directory: str | os.PathLike) -> Results:

@@ -17,9 +17,12 @@ import tomli_w
 from aqmlab.errors import ScenarioError
 from aqmlab.kinds.tcp import Tcp
 from aqmlab.kinds.traffic import Bulk, TrafficBase, traffic_from_dict
+from aqmlab.scenario import limits
+from aqmlab.scenario.files import read_table_file
 from aqmlab.scenario.topology import Dumbbell, ParkingLot, Topology, topology_from_dict
 from aqmlab.units import (
     Spec,
+    canonical_units,
     check_bool,
     check_choice,
     check_int,
@@ -51,6 +54,8 @@ class RunControl(Spec):
     responses that started after the warm-up have completed (None = run for ``duration``);
     ``engine`` the simulator: "ns3" (default) or "ns2" (ns-2.35, the papers' simulator, for
     the set-ups it supports; left out of ``to_dict`` when "ns3", so older hashes hold).
+    ``force`` skips the soft limits of :mod:`aqmlab.scenario.limits` (the deliberate giant
+    run; not in the hash, written only when true).
     """
 
     duration: str | float = "100s"
@@ -62,6 +67,7 @@ class RunControl(Spec):
     max_wall_time: str | float | None = None
     stop_after_responses: int | None = None
     engine: str = "ns3"
+    force: bool = False
 
     def __post_init__(self) -> None:
         duration = check_time(self.duration, "duration", positive=True)
@@ -81,11 +87,14 @@ class RunControl(Spec):
         if self.stop_after_responses is not None:
             check_int(self.stop_after_responses, "stop_after_responses", ge=1)
         check_choice(self.engine, "engine", ENGINE_NAMES)
+        check_bool(self.force, "force")
 
     def to_dict(self) -> dict[str, Any]:
         d = super().to_dict()
         if d["engine"] == "ns3":  # the default: older scenarios keep their hashes
             del d["engine"]
+        if not d["force"]:  # written only when true: older scenarios keep their form
+            del d["force"]
         return d
 
     @property
@@ -138,6 +147,7 @@ class Scenario(Spec):
         )
         set_attr(self, "run", coerce(self.run, RunControl, "run"))
         self._cross_validate()
+        limits.check(self)  # what a machine can do (run.force skips the soft limits)
 
     def _cross_validate(self) -> None:
         topo = self.topology
@@ -211,13 +221,17 @@ class Scenario(Spec):
     @functools.cached_property
     def hash(self) -> str:
         """First 16 hex digits of the sha256 of the canonical JSON of the resolved
-        scenario's ``to_dict()`` without ``run.seed``/``run.run`` and ``description`` (prose,
-        not what is simulated: a sweep point and the same scenario run by hand share their
-        stored run). Stable across processes; changes if any other field (including name
-        and unit spelling, e.g. "10Mbps" vs 10000000) changes. Calibration table paths are
-        left out; the rate they give is in."""
+        scenario's ``to_dict()`` without ``run.seed``/``run.run``, ``run.force`` and
+        ``description`` (prose, not what is simulated: a sweep point and the same scenario
+        run by hand share their stored run), with quantities in one spelling
+        (:func:`~aqmlab.units.canonical_units`: "10 Mbps", "10Mbps" and 10000000 agree, as
+        do "1000ms", "1s" and 1). Stable across processes; changes if any other field
+        (including name) changes. Calibration table paths are left out; the rate they give
+        is in."""
         d = self.resolve().to_dict()
         del d["run"]["seed"], d["run"]["run"], d["description"]
+        d["run"].pop("force", None)
+        d = canonical_units(d)
         for group in d["traffic"]:  # a machine-specific path: its effect is in ``rate``
             group.pop("calibration", None)
         text = json.dumps(d, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
@@ -280,12 +294,7 @@ class Scenario(Spec):
         """Read a ``.toml`` or ``.json`` file, resolved (:meth:`resolve`: calibration tables
         are read too, relative to the file)."""
         path = Path(path)
-        suffix = _suffix(path)
-        text = path.read_text(encoding="utf-8")
-        try:
-            d = tomllib.loads(text) if suffix == ".toml" else json.loads(text)
-        except (tomllib.TOMLDecodeError, json.JSONDecodeError) as err:
-            raise ScenarioError(str(path), text[:80], f"invalid {suffix[1:]}: {err}") from None
+        d = read_table_file(path)  # one clear error for a missing, empty or unreadable file
         for group in d.get("traffic", []) if isinstance(d.get("traffic"), list) else []:
             cal = group.get("calibration") if isinstance(group, dict) else None
             if isinstance(cal, str) and not Path(cal).is_absolute():

@@ -37,6 +37,7 @@ STUDIES = {
     "many_flows_regimes": "many_flows",
     "multiple_bottlenecks": "multiple_bottlenecks",
     "beyond_the_papers": "beyond",
+    "ns2_vs_ns3": "ns2_vs_ns3",
 }
 
 

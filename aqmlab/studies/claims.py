@@ -206,14 +206,44 @@ class Claim:
                 "note": note}
 
 
+#: The columns a reference engine adds after ``reproduced`` (:meth:`ClaimTable.with_reference`).
+REFERENCE_COLUMNS = ["measured_ns2", "reproduced_ns2", "engines"]
+#: The second verdict of a claim: what aqmlab on ns-3 and the reference engine (ns-2.35,
+#: the papers' simulator, on the same arms) say together.
+ENGINE_VERDICTS = {
+    ("yes", "yes"): "both",
+    ("no", "no"): "paper's era: ns-2.35 misses it too",
+    ("no", "yes"): "aqmlab's: only ns-3 misses it",
+    ("yes", "no"): "ns-3 only",
+}
+
+
+def engine_verdict(ns3: str, ref: str) -> str:
+    """How the two engines' verdicts combine (:data:`ENGINE_VERDICTS`)."""
+    if ns3 == NOT_TESTED or ref == NOT_TESTED:
+        return NOT_TESTED
+    if ref == NO_DATA:
+        return "not run on ns-2.35"
+    return ENGINE_VERDICTS.get((ns3, ref), "ns-2.35 only" if ns3 == NO_DATA else "")
+
+
 @dataclass
 class ClaimTable:
     """The claims of one study, in the order they were added; ``interim`` says which runs
-    were missing when it was made (empty: none)."""
+    were missing when it was made (empty: none). ``reference``: the same claims measured on
+    ns-2.35 (the papers' simulator, on the arms it can run), the second verdict."""
 
     study: str
     claims: list[Claim] = field(default_factory=list)
     interim: str = ""
+    reference: ClaimTable | None = None
+
+    def with_reference(self, other: ClaimTable) -> ClaimTable:
+        """This table with ``other`` (the same claims on ns-2.35) as its second verdict."""
+        if [c.id for c in other] != [c.id for c in self]:
+            raise ValueError(f"{self.study}: the reference table has other claims")
+        self.reference = other
+        return self
 
     def add(self, id: str, text: str, paper: Any, measured: Any, kind: str,  # noqa: A002
             tolerance: float = 0.0, **kw: Any) -> Claim:
@@ -255,25 +285,50 @@ class ClaimTable:
 
     def to_frame(self) -> pd.DataFrame:
         """One row per claim: study, claim, text, paper, measured, tolerance, kind,
-        reproduced, note (all cells are text, as saved)."""
+        reproduced, note (all cells are text, as saved); with a reference also
+        ``measured_ns2``, ``reproduced_ns2`` and ``engines`` (:func:`engine_verdict`)."""
         df = pd.DataFrame([c.row() for c in self.claims], columns=COLUMNS)
         if self.interim:
             df["note"] = (f"{self.interim[0].upper()}{self.interim[1:]}. " + df["note"]).str.strip()
+        if self.reference is not None:
+            ref = list(self.reference)
+            at = COLUMNS.index("reproduced") + 1
+            for k, (name, values) in enumerate(zip(REFERENCE_COLUMNS, (
+                    [_fmt(c.measured) for c in ref], [c.reproduced for c in ref],
+                    [engine_verdict(a.reproduced, b.reproduced)
+                     for a, b in zip(self.claims, ref, strict=True)]), strict=True)):
+                df.insert(at + k, name, values)
         return df
 
     def counts(self) -> dict[str, int]:
-        """How many claims are checked, reproduced, not reproduced, untested, without data."""
+        """How many claims are checked, reproduced, not reproduced, untested, without data;
+        with a reference, the same on ns-2.35 and the joint verdicts."""
         verdicts = [c.reproduced for c in self.claims]
-        return {"claims": len(verdicts), "yes": verdicts.count("yes"),
-                "no": verdicts.count("no"), "not tested": verdicts.count(NOT_TESTED),
-                "no data": verdicts.count(NO_DATA)}
+        out = {"claims": len(verdicts), "yes": verdicts.count("yes"),
+               "no": verdicts.count("no"), "not tested": verdicts.count(NOT_TESTED),
+               "no data": verdicts.count(NO_DATA)}
+        if self.reference is not None:
+            ref = [c.reproduced for c in self.reference]
+            joint = [engine_verdict(a, b) for a, b in zip(verdicts, ref, strict=True)]
+            out.update({"ns2 yes": ref.count("yes"), "ns2 no": ref.count("no"),
+                        "not run on ns-2.35": joint.count("not run on ns-2.35"),
+                        "paper's era": joint.count(ENGINE_VERDICTS[("no", "no")]),
+                        "aqmlab's": joint.count(ENGINE_VERDICTS[("no", "yes")]),
+                        "ns-3 only": joint.count(ENGINE_VERDICTS[("yes", "no")])})
+        return out
 
     def summary(self) -> str:
         c = self.counts()
         head = f"{self.study} ({self.interim})" if self.interim else self.study
-        return (f"{head}: {c['claims']} claims, {c['yes']} reproduced, {c['no']} not "
+        text = (f"{head}: {c['claims']} claims, {c['yes']} reproduced, {c['no']} not "
                 f"reproduced, {c['not tested']} not tested in this profile, "
                 f"{c['no data']} without data")
+        if self.reference is not None:
+            era, ours = c["paper's era"], c["aqmlab's"]
+            text += (f"; on ns-2.35 {c['ns2 yes']} reproduced, {c['ns2 no']} not "
+                     f"({c['not run on ns-2.35']} not run there); misses of the paper's era "
+                     f"{era}, aqmlab's {ours}")
+        return text
 
     def save(self, path: str | Path) -> Path:
         """Write the table as CSV (``claims.csv``) and the counts beside it (JSON)."""

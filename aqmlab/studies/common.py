@@ -76,13 +76,26 @@ class Context:
     timeout: float | None = None
     plan_only: bool = False
     stored_only: bool = False
+    engine: str | None = None
     _executor: Any = field(default=None, repr=False)
+    _owner: bool = field(default=True, repr=False)
     sweeps: list = field(default_factory=list, repr=False)
     specs: list = field(default_factory=list, repr=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.store, Store):
             self.store = Store(self.store)
+
+    def on_engine(self, engine: str) -> Context:
+        """This context running every sweep on ``engine`` (``run.engine``), leaving out the
+        points that engine cannot run (``Sweep.skipped``): a study's arms on the reference
+        engine ns-2.35, through the same store and workers."""
+        if self._executor is None and not (self.plan_only or self.stored_only):
+            _ = self.executor  # shared: created here, closed by this (owning) context
+        return Context(store=self.store, workers=self.workers, scheduler=self.scheduler,
+                       progress=self.progress, timeout=self.timeout, plan_only=self.plan_only,
+                       stored_only=self.stored_only, engine=engine,
+                       _executor=self._executor, _owner=False, specs=self.specs)
 
     @property
     def executor(self) -> Any:
@@ -94,18 +107,27 @@ class Context:
     def sweep(self, base: Scenario, *, name: str,
               arms: Iterable[Arm] | Mapping[str, Mapping] | None = None,
               grid: Mapping[str, Sequence] | None = None, zip: Mapping | None = None,
-              seeds: Sequence[int] = (1,)) -> Any:
+              seeds: Sequence[int] = (1,), skip_invalid: bool = False) -> Any:
         """Run ``base`` x ``arms`` x ``grid`` x ``seeds`` (only what the store lacks) and
         return the :class:`~aqmlab.campaign.SweepResult`. ``arms``: :class:`Arm` objects,
         or a mapping of label to dotted changes; the label becomes the scenario ``name``
-        (column ``name``)."""
+        (column ``name``). ``skip_invalid``: leave out (and list) the points that fail
+        validation, e.g. those an engine cannot run, instead of failing the sweep (always
+        so on a context :meth:`on_engine`)."""
         zips = []
         changes = arm_changes(arms)
         if changes:
             zips.append(arms_zip(base, changes))
         if zip:
             zips.append(dict(zip))
-        spec = Sweep(base=base, grid=dict(grid or {}), zip=zips, seeds=list(seeds), name=name)
+        spec = Sweep(base=base, grid=dict(grid or {}), zip=zips, seeds=list(seeds), name=name,
+                     set={"run.engine": self.engine} if self.engine else {},
+                     skip_invalid=skip_invalid or self.engine is not None)
+        if spec.skip_invalid:
+            if not spec.points():
+                return PlannedSweep(spec, self.store)  # nothing this engine can run
+            if skip_invalid and spec.skipped:
+                print(f"{name}: {len(spec.skipped)} point(s) not run, e.g. {spec.skipped[0]}")
         self.specs.append(spec)
         if self.plan_only:
             return PlannedSweep(spec, self.store)
@@ -141,9 +163,9 @@ class Context:
         return claims
 
     def close(self) -> None:
-        if self._executor is not None:
+        if self._executor is not None and self._owner:
             self._executor.close()
-            self._executor = None
+        self._executor = None
 
     def __enter__(self) -> Context:
         return self

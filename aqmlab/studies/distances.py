@@ -18,7 +18,8 @@ from typing import Any
 import numpy as np
 from scipy.stats import ks_2samp
 
-__all__ = ["BOUNDS", "distance", "response_times", "run_metrics", "within"]
+__all__ = ["BOUNDS", "distance", "distance_of", "ks", "response_times", "run_metrics",
+           "within"]
 
 #: The bounds of issue 30: relative for "rel", absolute for "abs"; KS is relative to the
 #: noise floor (``ks_factor`` x the larger engine's seed-to-seed KS).
@@ -69,10 +70,18 @@ def _rel(a: float, b: float) -> float:
 def distance(a: Any, b: Any) -> dict[str, float]:
     """Distances between runs ``a`` and ``b`` (Results): ``ks`` of the response times
     (NaN without web traffic) and the differences of :func:`run_metrics`."""
-    ra, rb = response_times(a), response_times(b)
-    ks = float(ks_2samp(ra, rb).statistic) if len(ra) and len(rb) else math.nan
-    ma, mb = run_metrics(a), run_metrics(b)
-    return {"ks": ks,
+    return distance_of(response_times(a), run_metrics(a), response_times(b), run_metrics(b))
+
+
+def ks(ra: np.ndarray, rb: np.ndarray) -> float:
+    """Two-sample Kolmogorov-Smirnov distance (NaN when a sample is empty)."""
+    return float(ks_2samp(ra, rb).statistic) if len(ra) and len(rb) else math.nan
+
+
+def distance_of(ra: np.ndarray, ma: Mapping[str, float], rb: np.ndarray,
+                mb: Mapping[str, float]) -> dict[str, float]:
+    """:func:`distance` from each run's response times and :func:`run_metrics`."""
+    return {"ks": ks(ra, rb),
             "loss_rel": _rel(ma["loss"], mb["loss"]),
             "utilisation_rel": _rel(ma["utilisation"], mb["utilisation"]),
             "queue_rel": _rel(ma["queue"], mb["queue"]),

@@ -117,6 +117,8 @@ def _controls(s: Settings) -> dict[str, W.Widget]:
         "duration_s": W.BoundedFloatText(value=s.duration_s, min=1, max=3600, step=5,
                                          description="duration (s)", **txt()),
         "seed": W.BoundedIntText(value=s.seed, min=1, max=2**31 - 1, description="seed", **txt()),
+        "engine": W.Dropdown(options=[("ns-3", "ns3"), ("ns-2.35 (the papers')", "ns2")],
+                             value=s.engine, description="simulator", **txt()),
     }
     traffic_keys = set(traffic_kinds())
     for key, control in controls().items():
@@ -137,6 +139,7 @@ _FIELD_CONTROL = {
     "tcp.variant": "variant",
     "run.duration": "duration_s",
     "run.seed": "seed",
+    "run.engine": "engine",
 }
 
 
@@ -237,7 +240,7 @@ class Explorer:
                   self.web_note)
         q = box("TCP &amp; queue", c["variant"], c["sack"], c["ecn"], c["queue"], c["limit"],
                 *(c[k] for k in kind_controls if k.split(".", 1)[0] not in traffic_keys))
-        run = box("Run", c["duration_s"], c["seed"], self.keep,
+        run = box("Run", c["engine"], c["duration_s"], c["seed"], self.keep,
                   W.HBox([self.run_button, self.clear_button]), self.progress, self.elapsed)
         details = W.Accordion([self.toml], titles=("Scenario (TOML) of the current settings",),
                               selected_index=None)

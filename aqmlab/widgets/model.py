@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from aqmlab import engines
 from aqmlab.errors import ScenarioError
 from aqmlab.kinds.controls import Control
 from aqmlab.scenario import QUEUES, TCP_VARIANTS, TRAFFIC, QueueBase, Scenario, TrafficBase
@@ -41,7 +42,7 @@ WEB_HOSTS = 4
 #: The controls every scenario has, with their defaults.
 COMMON: dict[str, Any] = {
     "rate_mbps": 10.0, "rtt_ms": 50.0, "traffic": "bulk", "variant": "reno", "ecn": False,
-    "queue": "droptail", "limit": 100, "duration_s": 20.0, "seed": 1,
+    "queue": "droptail", "limit": 100, "duration_s": 20.0, "seed": 1, "engine": "ns3",
 }
 
 
@@ -208,7 +209,8 @@ def build_scenario(s: Settings) -> Scenario:
         tcp={"variant": s.variant, "ecn": bool(s.ecn)},
         traffic=[_traffic_dict(s)],
         run={"duration": f"{_num(s.duration_s)}s", "warmup": f"{_num(s.warmup_s)}s",
-             "seed": int(s.seed), "sample_interval": f"{_num(round(sample, 4))}s"},
+             "seed": int(s.seed), "sample_interval": f"{_num(round(sample, 4))}s",
+             "engine": s.engine},
     )
 
 
@@ -243,7 +245,7 @@ def check(s: Settings) -> Check:
     if marks and s.variant == "bbr":
         notes.append("BBR largely ignores losses; AQM drops affect it little.")
     try:
-        sc = build_scenario(s)
+        sc = engines.check(build_scenario(s))  # and what the chosen engine can run
     except ScenarioError as err:
         return Check(None, str(err), err.field, tuple(notes))
     return Check(sc, "", "", tuple(notes))
@@ -281,6 +283,7 @@ def describe(sc: Scenario) -> dict[str, str]:
         d[c.name] = c.describe(getattr(q, c.field))
     d["duration"] = f"{sc.run.duration_s:g} s"
     d["seed"] = str(sc.run.seed)
+    d["engine"] = sc.run.engine
     return d
 
 

@@ -111,6 +111,41 @@ class _Worker:
     stderr_path: Path | None = None
 
 
+LOGDIR_PREFIX = "aqmlab-pool-"
+STALE_LOGDIR_S = 600.0
+
+
+def remove_stale_logdirs(tmp: str | os.PathLike | None = None) -> int:
+    """Remove the temporary folders (``aqmlab-pool-<pid>-*``) of pools whose process is gone:
+    a pool removes its own on close or exit, but not when its process was killed. Only
+    folders untouched for ``STALE_LOGDIR_S`` go (a pid of another pid namespace looks dead).
+    Returns how many were removed."""
+    n = 0
+    old = time.time() - STALE_LOGDIR_S
+    for d in Path(tmp or tempfile.gettempdir()).glob(f"{LOGDIR_PREFIX}*-*"):
+        pid = d.name[len(LOGDIR_PREFIX):].split("-", 1)[0]
+        if not pid.isdigit() or int(pid) == os.getpid() or _pid_alive(int(pid)):
+            continue
+        try:
+            if d.stat().st_mtime > old:
+                continue
+        except OSError:
+            continue
+        shutil.rmtree(d, ignore_errors=True)
+        n += not d.exists()
+    return n
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 def tail(path: Path | None, n: int = STDERR_TAIL) -> str:
     """The last ``n`` bytes of a file as text ("" if it does not exist)."""
     if path is None:
@@ -155,7 +190,8 @@ class WorkerPool:
         self.env = env
         # mimalloc unless AQMLAB_ALLOCATOR says not; a bad value fails here, before any process
         self._preload = allocator.preload_env({**os.environ, **(env or {})})
-        self.logdir = Path(tempfile.mkdtemp(prefix="aqmlab-pool-"))
+        remove_stale_logdirs()
+        self.logdir = Path(tempfile.mkdtemp(prefix=f"{LOGDIR_PREFIX}{os.getpid()}-"))
         if not stacktrace:  # read by cppyy's backend from the working directory
             (self.logdir / ".rootrc").write_text("Root.Stacktrace: no\n")
         self._queue: deque[_Job] = deque()
@@ -214,7 +250,10 @@ class WorkerPool:
                 conns.append(self._zconn)
             for conn in wait(conns, wait_s):
                 if conn is self._zconn:
-                    self._from_zygote()
+                    # ready when wait() returned, but a dead worker's _exit_code may have
+                    # read the zygote's message since: recv() would then block for ever
+                    if self._zconn.poll(0):
+                        self._from_zygote()
                     continue
                 w = next((x for x in self._workers if x.conn is conn), None)
                 if w is not None:

@@ -12,9 +12,9 @@ from aqmlab.figures import estimate
 from aqmlab.figures import regenerate
 from aqmlab.notebooks import NOTEBOOKS
 from aqmlab.studies import STUDIES, load_study
-from aqmlab.studies.claims import COLUMNS
+from aqmlab.studies.claims import COLUMNS, ENGINE_VERDICTS, NO_DATA, NOT_TESTED, REFERENCE_COLUMNS
 
-COMMON = {"profile", "seeds", "workers", "scheduler", "stored_only", "out", "store"}
+COMMON = {"profile", "seeds", "workers", "scheduler", "stored_only", "out", "store", "reference"}
 
 
 @pytest.mark.parametrize("name", list(STUDIES))
@@ -70,8 +70,17 @@ def test_notebook_executes_in_tiny_profile(executed, name):
     nb = nbformat.read(folder / f"{name}.ipynb", as_version=4)
     assert any(c.get("outputs") for c in nb.cells if c.cell_type == "code")
     claims = pd.read_csv(folder / "claims.csv", keep_default_na=False)
-    assert list(claims.columns) == COLUMNS and len(claims) >= 5
-    assert set(claims.reproduced) <= {"yes", "no", "not tested in this profile", "no data"}
+    verdicts = {"yes", "no", NOT_TESTED, NO_DATA}
+    if getattr(load_study(name), "REFERENCE", True):  # the second verdict, on ns-2.35
+        at = COLUMNS.index("reproduced") + 1
+        assert list(claims.columns) == [*COLUMNS[:at], *REFERENCE_COLUMNS, *COLUMNS[at:]]
+        assert set(claims.reproduced_ns2) <= verdicts
+        assert set(claims.engines) <= {*ENGINE_VERDICTS.values(), NOT_TESTED,
+                                       "not run on ns-2.35", "ns-2.35 only", ""}
+    else:
+        assert list(claims.columns) == COLUMNS
+    assert len(claims) >= 5
+    assert set(claims.reproduced) <= verdicts
     pngs = [p for p in folder.glob("*.png") if p.stat().st_size > 2000]
     assert pngs, f"no non-empty PNG in {folder}"
     for png in pngs:

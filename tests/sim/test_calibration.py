@@ -74,7 +74,7 @@ def test_calibrate_cli_writes_the_table_next_to_the_scenario(tmp_path, capsys):
     table lands in calibration/tiny-web.csv next to the scenario, with loads 0.2 and 0.4,
     rates increasing with load, and raw measured loads within 35 % of nominal, the
     tolerance of the 30-s test above (heavy-tailed responses make short runs noisy; this
-    one measured +1 % and +19 %); the expected load, when the table has it, within 5 %."""
+    one measured +1 % and +19 %); the expected load (the fit's) within 5 %."""
     import pandas as pd
 
     from aqmlab.cli import main
@@ -84,12 +84,11 @@ def test_calibrate_cli_writes_the_table_next_to_the_scenario(tmp_path, capsys):
     assert main(["calibrate", str(path), "--loads", "20,40", "--workers", "1"]) == 0
     out = tmp_path / "calibration" / "tiny-web.csv"
     table = pd.read_csv(out)
-    assert {"load", "rate", "measured_load"} <= set(table.columns)
+    assert {"load", "rate", "measured_load", "expected_load"} <= set(table.columns)
     assert table.load.tolist() == [0.2, 0.4]
     assert table.rate.is_monotonic_increasing and table.rate.iloc[0] > 0
     assert table.measured_load.to_numpy() == pytest.approx([0.2, 0.4], rel=0.35)
-    if "expected_load" in table:
-        assert table.expected_load.to_numpy() == pytest.approx([0.2, 0.4], rel=0.05)
+    assert table.expected_load.to_numpy() == pytest.approx([0.2, 0.4], rel=0.05)
     printed = capsys.readouterr().out
     assert f"wrote {out}" in printed
     assert 'calibration = "calibration/tiny-web.csv"' in printed

@@ -38,14 +38,29 @@ CASES = {kind: cls() for kind, cls in QUEUES.items()} | {
 }
 
 
+#: 4 SACK flows over 10 Mb/s keep the link busy whatever the queue (measured 0.977 for PIE,
+#: 0.991-1.000 for the others; 0.998-1.000 for every TCP variant over drop-tail).
+BUSY = 0.95
+#: Payload rate of the busy 10 Mb/s link: 1000-byte segments in 1040-byte packets. The
+#: flows' goodput is most of it (retransmissions are the rest: measured 0.98-1.00 of it;
+#: a little more than all of it, with the data queued at the warm-up delivered after).
+PAYLOAD_MBPS = 10 * 1000 / 1040
+
+
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_each_queue_kind_runs_and_accounts(simulate, name):
+    """Each queue kind builds, keeps the link busy, and accounts for every packet: after
+    the warm-up, what arrived was dropped, left, or is still queued, and what left was
+    queued before or arrived since, so arrivals - drops - departures (the change of the
+    queue over the measured interval) lies within +-max_qlen_pkts. A packet that CoDel
+    and FQ-CoDel drop at dequeue is a drop, not a departure (before aqmlab 0.2.4 it was
+    both, and the difference fell to -39 here)."""
     res = simulate(short(CASES[name]))
     q, link = res.queues.iloc[0], res.links.iloc[0]
     assert q.kind == CASES[name].kind
-    assert link.utilisation > 0.8
-    # conservation: what arrived either left, was dropped after dequeue, or is still queued
-    assert q.arrivals - q.drops - q.departures <= q.max_qlen_pkts + 1
+    assert link.utilisation > BUSY
+    assert res.flows.goodput_mbps.sum() > 0.9 * link.utilisation * PAYLOAD_MBPS
+    assert abs(q.arrivals - q.drops - q.departures) <= q.max_qlen_pkts
     assert q.drops == q.forced_drops + q.unforced_drops + q.overflow_drops
     assert q.syn_drops + q.ack_only_drops <= q.drops and q.ect_drops == 0  # ECN is off
     assert res.flows.drops.sum() <= q.drops
@@ -54,9 +69,11 @@ def test_each_queue_kind_runs_and_accounts(simulate, name):
 
 @pytest.mark.parametrize("variant", [v for v, k in TCP_VARIANTS.items() if not k.needs_ecn])
 def test_each_tcp_variant_moves_data(simulate, variant):
+    """Every variant's flows all deliver, and together keep the link busy with goodput."""
     res = simulate(short(DropTail(limit="40p"), Tcp(variant=variant)))
     assert (res.flows.bytes_delivered > 0).all()
-    assert res.links.iloc[0].utilisation > 0.7
+    assert res.links.iloc[0].utilisation > BUSY
+    assert res.flows.goodput_mbps.sum() > 0.9 * res.links.iloc[0].utilisation * PAYLOAD_MBPS
 
 
 def test_dctcp_with_marking_red(simulate):

@@ -20,6 +20,8 @@ from aqmlab.workers import allocator
 from aqmlab.workers.pool import WorkerPool
 
 pytestmark = pytest.mark.ns3
+
+VARIANTS = tuple(TCP_VARIANTS)  # every registered variant, in registry order
 EXAMPLES = Path(__file__).parents[2] / "examples"
 TIMING = ["run_cpu_s", "wall_s", "build_wall_s"]
 
@@ -43,7 +45,7 @@ def simulate_in_pools() -> dict[str, dict[str, object]]:
     pools = {heap: WorkerPool(1, env={allocator.ENV: heap}) for heap in ("mimalloc", "system")}
     out: dict[str, dict[str, object]] = {heap: {} for heap in pools}
     try:
-        for heap, order in (("mimalloc", TCP_VARIANTS), ("system", TCP_VARIANTS[::-1])):
+        for heap, order in (("mimalloc", VARIANTS), ("system", VARIANTS[::-1])):
             for variant in order:
                 pools[heap].submit(variant, overloaded_web(variant).to_dict())
         while any(pool.pending for pool in pools.values()):
@@ -70,7 +72,7 @@ def test_the_two_workers_ran_on_different_allocators(runs):
     assert len({r.meta["pid"] for r in runs["mimalloc"].values()}) == 1  # one process each
 
 
-@pytest.mark.parametrize("variant", TCP_VARIANTS)
+@pytest.mark.parametrize("variant", VARIANTS)
 def test_same_scenario_same_results_in_two_workers(variant, runs):
     a, b = runs["mimalloc"][variant], runs["system"][variant]
     assert len(a.requests) > 1000  # enough connections (and forks) to catch a stray read

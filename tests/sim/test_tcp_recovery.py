@@ -5,7 +5,8 @@ several packets dropped from one window, SACK retransmits them all in one fast r
 NewReno stays in fast recovery and retransmits one lost packet per round trip (partial
 ACKs), also without a timeout; Reno leaves fast recovery on the first new ACK (cwnd =
 ssthresh), so every further loss needs three new duplicate ACKs (another fast retransmit
-and halving) or ends in a retransmission timeout.
+and halving) or ends in a retransmission timeout. ns-2.35's Reno (``bugFix_``, aqmlab's
+default) allows no second fast retransmit within the window: a timeout.
 
 Setting: one bulk flow over a dumbbell, access links 100 Mb/s 1 ms, bottleneck 10 Mb/s
 10 ms (base RTT 24 ms), drop-tail 100 packets that never overflows here, MSS 1000 B,
@@ -91,12 +92,19 @@ def test_sack_and_newreno_recover_every_loss_in_one_fast_recovery(runs, variant,
     assert f.retransmitted_packets == n
 
 
-# Reno, (fast recoveries, timeouts) per number of drops. cwnd-limited: the second loss is
-# found by three dupacks from segments sent during the first recovery (second halving);
-# the third loss has no such segments left behind it -> timeout. window-limited: the
-# receiver window is full during recovery, so after the first exit no dupacks come ->
-# timeout from the second loss on (as in F&F's Reno traces with 3-4 drops).
+# Reno, (fast recoveries, timeouts) per number of drops. ns-2's Reno (bugFix_, aqmlab's
+# default fast_retransmit_guard) never fast-retransmits twice in one window: every further
+# loss of the window waits for the timeout (ns-2.35 gives the same counts, see
+# tests/differential/test_reno_recovery.py). F&F's Reno (fast_retransmit_guard = "timeout"):
+# cwnd-limited, the second loss is found by three dupacks from segments sent during the
+# first recovery (second halving); the third has no such segments behind it -> timeout.
+# window-limited: the receiver window is full during recovery, so after the first exit no
+# dupacks come -> timeout from the second loss on (F&F's Reno traces with 3-4 drops).
 RENO = {
+    "cwnd-limited": {1: (1, 0), 2: (1, 1), 3: (1, 1), 4: (1, 1)},
+    "window-limited": {1: (1, 0), 2: (1, 1), 3: (1, 1), 4: (1, 1)},
+}
+RENO_FF = {
     "cwnd-limited": {1: (1, 0), 2: (2, 0), 3: (2, 1), 4: (2, 1)},
     "window-limited": {1: (1, 0), 2: (1, 1), 3: (1, 1), 4: (1, 1)},
 }
@@ -104,20 +112,29 @@ RENO = {
 
 @pytest.mark.parametrize("regime", REGIMES)
 @pytest.mark.parametrize("n", [1, 2, 3, 4])
-def test_reno_needs_new_dupacks_or_a_timeout_for_each_further_loss(runs, n, regime):
+def test_reno_needs_a_timeout_for_each_further_loss(runs, n, regime):
     f = runs[regime, "reno", n]
     check_recovered(f, drop_list(REGIMES[regime][1], n))
     assert (f.fast_recoveries, f.timeouts) == RENO[regime][n]
 
 
 @pytest.mark.parametrize("regime", REGIMES)
+@pytest.mark.parametrize("n", [1, 2, 3, 4])
+def test_ff_reno_needs_new_dupacks_or_a_timeout_for_each_further_loss(simulate, n, regime):
+    rwnd, first = REGIMES[regime]
+    sc = scenario("reno", drop_list(first, n), rwnd).replace(
+        **{"tcp.fast_retransmit_guard": "timeout"})
+    f = simulate(sc).flows.iloc[0]
+    check_recovered(f, drop_list(first, n))
+    assert (f.fast_recoveries, f.timeouts) == RENO_FF[regime][n]
+
+
+@pytest.mark.parametrize("regime", REGIMES)
 @pytest.mark.parametrize("n", [2, 3, 4])
 def test_bytes_after_the_losses_rank_sack_newreno_reno(runs, n, regime):
-    """Bytes delivered from 0.1 s to 2 s. With 3-4 drops Reno times out. With 2 drops and
-    no timeout (cwnd-limited) Reno still loses: it halves twice, the ns-2 way from cwnd
-    (30 -> 15 -> 7 segments; ns-3's flight-based ssthresh had made the second "halving"
-    raise cwnd to 20.5). Measured cwnd-limited, n = 2/3/4: SACK 2.091/2.090/2.089 MB,
-    NewReno 2.086/2.070/2.054, Reno 1.881/1.454/1.451."""
+    """Bytes delivered from 0.1 s to 2 s. With 2-4 drops Reno times out (ns-2's bugFix_).
+    Measured cwnd-limited, n = 2/3/4: SACK 2.095/2.093/2.091 MB, NewReno 2.087/2.072/2.056,
+    Reno 1.610/1.592/1.576."""
     sack, newreno, reno = (runs[regime, v, n].bytes_delivered for v in VARIANTS)
     assert sack >= newreno >= reno
     assert newreno - reno > 100 * MSS  # far more than one RTT's worth
@@ -135,11 +152,16 @@ def test_newreno_pays_one_round_trip_per_loss_and_sack_does_not(runs, regime):
 
 
 def test_reno_exit_does_not_retransmit_segments_again(simulate):
-    """Regression: two drops 30 packets apart. The new ACK that ends the first recovery
-    stops at a segment that dupacks had marked SACKed in ns-3's Reno emulation; ns-3 then
-    marks it lost, which used to make Reno retransmit it at once and again at the next
-    recovery (after 1-2 dupacks). The receiver's dupacks for those duplicates chained
-    into 93 fast recoveries and 230 retransmissions for 2 drops."""
-    f = simulate(scenario("reno", (30, 60), "1MB")).flows.iloc[0]
+    """Regression: two drops 30 packets apart, with F&F's Reno (a second fast retransmit
+    allowed). The new ACK that ends the first recovery stops at a segment that dupacks had
+    marked SACKed in ns-3's Reno emulation; ns-3 then marks it lost, which used to make
+    Reno retransmit it at once and again at the next recovery (after 1-2 dupacks). The
+    receiver's dupacks for those duplicates chained into 93 fast recoveries and 230
+    retransmissions for 2 drops. (ns-2's Reno, the default, waits for the timeout here:
+    1 fast recovery, 1 timeout.)"""
+    sc = scenario("reno", (30, 60), "1MB")
+    f = simulate(sc.replace(**{"tcp.fast_retransmit_guard": "timeout"})).flows.iloc[0]
     check_recovered(f, (30, 60))
     assert (f.fast_recoveries, f.timeouts, f.retransmitted_packets) == (2, 0, 2)
+    f = simulate(sc).flows.iloc[0]
+    assert (f.fast_recoveries, f.timeouts, f.retransmitted_packets) == (1, 1, 2)

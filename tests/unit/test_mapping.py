@@ -81,7 +81,7 @@ def test_modern_aqms_map_to_their_ns3_types(spec, type_id):
 def test_tcp_defaults_are_ns2_like():
     cfg = Tcp().ns3()
     a = attrs(cfg)
-    assert cfg.congestion == "ns3::TcpNewReno" and cfg.reno
+    assert cfg.congestion == "aqmlab::TcpNs2NewReno" and cfg.reno  # ca_increase "exact"
     assert cfg.recovery == "ns3::TcpClassicRecovery"
     assert a["SegmentSize"] == "1000" and a["InitialCwnd"] == "2"
     assert a["DelAckCount"] == "1" and a["Timestamp"] == "false" and a["Sack"] == "false"
@@ -90,7 +90,7 @@ def test_tcp_defaults_are_ns2_like():
 
 
 @pytest.mark.parametrize("variant,cc,sack", [
-    ("sack", "ns3::TcpNewReno", "true"), ("newreno", "ns3::TcpNewReno", "false"),
+    ("sack", "aqmlab::TcpNs2NewReno", "true"), ("newreno", "aqmlab::TcpNs2NewReno", "false"),
     ("cubic", "ns3::TcpCubic", "true"), ("bbr", "ns3::TcpBbr", "true"),
 ])
 def test_tcp_variants(variant, cc, sack):

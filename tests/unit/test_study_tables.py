@@ -18,7 +18,7 @@ from aqmlab.studies.params import PROFILE_NAMES, Params, Profiles
 
 STUDIES_DIR = Path(__file__).resolve().parents[2] / "aqmlab" / "studies"
 #: What a study may import from aqmlab.studies: the shared modules and the set-ups.
-SHARED = {"arms", "claims", "common", "params", "plots", "style", "setups"}
+SHARED = {"arms", "claims", "common", "distances", "params", "plots", "style", "setups"}
 
 #: Every claim id the pre-table code (commit 87ac189) produced per study and profile, in
 #: order; "?" marks the ones that profile could not decide ("not tested in this profile").
@@ -199,6 +199,27 @@ OLD_IDS = {
         V-drops-peak-ared-marks@x7.5-byte V-drops-peak-dt@x7.5-byte
         V-drops-ared-higher@x7.5-byte V-drops-rise@x7.5-byte V-rt-75@x7.5-byte
         V-rt-60@x7.5-byte V-rt-75-ratio@x7.5-byte
+    """,
+    ("ns2_vs_ns3", "tiny"): """
+        ?X-web-ks ?X-web-loss ?X-web-utilisation ?X-web-queue ?X-web-timeouts
+        ?X-qiu-loss ?X-qiu-utilisation ?X-qiu-queue ?X-qiu-timeouts ?X-qiu-goodput
+        ?X-qiu-jain ?X-pent-loss ?X-pent-utilisation ?X-pent-queue ?X-pent-timeouts
+        ?X-pent-goodput ?X-lot-loss ?X-lot-utilisation ?X-lot-queue ?X-lot-timeouts
+        ?X-lot-goodput ?X-lot-jain ?X-web-cpu ?X-qiu-cpu
+    """,
+    ("ns2_vs_ns3", "quick"): """
+        X-web-ks X-web-loss X-web-utilisation X-web-queue X-web-timeouts
+        X-qiu-loss X-qiu-utilisation X-qiu-queue X-qiu-timeouts X-qiu-goodput
+        X-qiu-jain X-pent-loss X-pent-utilisation X-pent-queue X-pent-timeouts
+        X-pent-goodput X-lot-loss X-lot-utilisation X-lot-queue X-lot-timeouts
+        X-lot-goodput X-lot-jain X-web-cpu X-qiu-cpu
+    """,
+    ("ns2_vs_ns3", "full"): """
+        X-web-ks X-web-loss X-web-utilisation X-web-queue X-web-timeouts
+        X-qiu-loss X-qiu-utilisation X-qiu-queue X-qiu-timeouts X-qiu-goodput
+        X-qiu-jain X-pent-loss X-pent-utilisation X-pent-queue X-pent-timeouts
+        X-pent-goodput X-lot-loss X-lot-utilisation X-lot-queue X-lot-timeouts
+        X-lot-goodput X-lot-jain X-web-cpu X-qiu-cpu
     """,
     ("beyond_the_papers", "tiny"): """
         ?B-web-aqm-vs-dt ?B-web-tcp-small-effect ?B-web-dt-util ?B-web-dt-loss ?B-web-bbr-loss

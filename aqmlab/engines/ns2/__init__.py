@@ -11,10 +11,12 @@ queue and TCP field becomes an ns-2 variable.
 Where the columns come from, and what ns-2 cannot give:
 
 - Flows (bulk, transfers): the sender's ``ndatapack_`` (minus packet 0, ns-2's 40-byte
-  ``syn_`` packet, which carries no payload), ``ndatabytes_``, ``nrexmitpack_``,
-  ``nrexmit_`` (timeouts with data outstanding; ns-2 does not count an RTO during ECN
-  recovery there), ``necnresponses_`` (ECN reductions), fast recoveries =
-  ``ncwndcuts1_`` - ECN reductions - timeouts; ``cwr_recoveries`` is 0 (ns-2's Reno
+  ``syn_`` packet, which carries no payload), ``ndatabytes_``, ``nrexmitpack_``;
+  timeouts: the TIMEOUT events of the agents' event trace (``nrexmit_`` leaves out those
+  during recovery from an ECN echo), minus the flow's packet-0 drops (each costs one
+  timeout, and aqmlab counts data timeouts only); ``necnresponses_`` (ECN reductions);
+  fast recoveries = ``ncwndcuts1_`` - ECN reductions - TIMEOUT events (every other
+  window cut); ``cwr_recoveries`` is 0 (ns-2's Reno
   retransmits a loss found in CWR without a window cut and counts nothing).
   ``bytes_received``: the sink's in-order ``bytes_`` in whole segments of payload.
   Completion of a transfer: the sink delivers its last byte (a Tcl upcall per delivery).
@@ -53,7 +55,8 @@ NAME = "ns2"
 __all__ = ["NAME", "version", "available", "check", "simulate", "run_meta"]
 
 
-def simulate(scenario, plan, *, workdir=None, timeout=None, keep=False) -> RawRun:
+def simulate(scenario, plan, *, workdir=None, timeout=None, keep=False,
+             trace_flows=()) -> RawRun:
     """Run ``scenario`` (with ``plan = make_plan(scenario)``) on ns-2 and return its RawRun.
 
     ``workdir``: where to write the script and outputs (default: a new temporary folder,
@@ -62,14 +65,15 @@ def simulate(scenario, plan, *, workdir=None, timeout=None, keep=False) -> RawRu
     raises :class:`~aqmlab.errors.SimulationCrashed`. On failure the folder is kept.
     Groups run by ns-2's own PackMimeHTTP (``generator = "ns2"``) have their ``plan.web``
     entries replaced by the connections ns-2 made, so that tables built from this plan
-    and the RawRun describe them.
+    and the RawRun describe them. ``trace_flows``: bulk flows/transfers whose packets
+    and sender variables are traced into ``workdir`` (:mod:`aqmlab.engines.flow_trace`).
     """
     check(scenario)
     t0 = time.perf_counter()
     own = workdir is None
     wd = Path(tempfile.mkdtemp(prefix="aqmlab-ns2-")) if own else Path(workdir)
     wd.mkdir(parents=True, exist_ok=True)
-    script, part = tcl.write_script(scenario, plan, wd)
+    script, part = tcl.write_script(scenario, plan, wd, trace_flows)
     t_built = time.perf_counter()
     if timeout is None:
         timeout = scenario.run.max_wall_time_s

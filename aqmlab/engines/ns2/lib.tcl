@@ -2,6 +2,8 @@
 # file). Outputs are small whitespace-separated text files in the working directory,
 # parsed by parse.py:
 #   flows.txt    phase flow ndatapack ndatabytes nrexmitpack nrexmit ncwndcuts1 necnresp sinkbytes
+#   events.tr    E time src dst TCP <event> flow seqno cwnd: the bulk/transfer agents' event
+#                trace (every retransmission TIMEOUT, RENO_FAST_RETX, ...)
 #   done.txt     flow time                     (finite transfers: last byte at the sink)
 #   queues.txt   phase probe parr pdep pdrops epdrops pmarks barr bdrops areapkts areabytes
 #                pkts bytes bdep
@@ -25,6 +27,9 @@ proc aq_init {} {
         set AQ(fd,$name) [aq_open $name.txt]
     }
     set AQ(fd,drops) [aq_open drops.tr]
+    set AQ(fd,events) [aq_open events.tr]
+    set AQ(events) [new BaseTrace/Event]
+    $AQ(events) attach $AQ(fd,events)
     if {$AQ(ecn)} {
         set AQ(fd,deque) [aq_open deque.tr]
     }
@@ -60,9 +65,10 @@ proc aq_link {a b rate delay qtype settings} {
     }
 }
 
-# Deterministic drops on link a->b: the arrivals numbered in `list` (0-based, every
-# packet) are dropped at the link's head, ahead of the queue; a probe attached later
-# counts them as arrivals and drops, as ns-3's drop-list queue does.
+# Deterministic drops on link a->b: the link's packets numbered in `list` (from 0, every
+# packet: ErrorModel/List) are dropped at the link's head, ahead of the queue, to the
+# link's drop head; a probe attached later counts them as arrivals and drops, as ns-3's
+# drop-list queue does (aqmlab.engines.ns2.mapping says how aqmlab's numbers map).
 proc aq_drop_list {a b list} {
     global ns N
     set em [new ErrorModel/List]
@@ -164,6 +170,7 @@ proc aq_flow {i src dst prof start nbytes target overhead} {
     set tcp [aq_agent_$prof]
     set sink [aq_sink_$prof]
     $tcp set fid_ $i
+    $tcp eventtrace $AQ(events)
     if {$overhead > 0} {
         $tcp set overhead_ $overhead
     }

@@ -4,10 +4,12 @@ Queues (one ns-2 queue object per link direction, as ``$ns simplex-link`` create
 
 - ``droptail`` -> ``Queue/DropTail``, ``limit_`` = aqmlab's ``limit`` unchanged: aqmlab's
   limit already follows ns-2's accounting (``q + 1 >= limit_`` drops, so ``limit - 1``
-  packets wait, the one in transmission is not in the queue). ``drop_packets`` with
-  ``drop_count = "all"`` -> an ``ErrorModel/List`` at the link's head (ahead of the queue,
-  behind the queue monitor's arrival count, dropping to the link's drop head like the
-  queue), whose ``droplist`` is 0-based.
+  packets wait, the one in transmission is not in the queue). ``drop_packets`` -> an
+  ``ErrorModel/List`` at the link's head (ahead of the queue, behind the queue monitor's
+  arrival count, dropping to the link's drop head like the queue), whose ``droplist``
+  numbers every packet of the link from 0: with ``drop_count = "all"`` aqmlab's arrival
+  number k is k - 1; with "data" (only with one bulk flow or transfer, whose header-only
+  packet 0 is number 0 and whose other packets are data) data packet k is number k.
 - ``red`` -> ``Queue/RED``: ``thresh_``/``maxthresh_`` = min_th/max_th (waiting packets, as
   aqmlab means them), ``linterm_`` = 1/max_p, ``q_weight_`` = w_q (0, -1, -2 select ns-2's
   own automatic weights, as in aqmlab), ``gentle_``, ``wait_``, ``mean_pktsize_``,
@@ -36,10 +38,15 @@ TCP (one-way agents for bulk flows and transfers, Full-TCP for web connections):
   ``Agent/TCPSink/Sack1`` / ``Agent/TCP/FullTcp/Sack``. ``bugFix_`` stays on (ns-2 default;
   aqmlab's non-SACK recovery has the same rule).
 - ``mss`` -> ``packetSize_`` (one-way: payload; ns-2 adds ``tcpip_base_hdr_size_`` 40 B) or
-  ``segsize_`` (Full-TCP). Packets on the wire are payload + 40 B, as ns-3's IP packets;
-  ns-3's point-to-point frames carry 2 more bytes (PPP), so an ns-2 link of the same rate
-  serialises a full segment (mss+40)/(mss+42) of ns-3's time (0.4 % at mss 460, 0.14 %
-  at 1420). Not emulated: DelayBox recognises a SYN only at exactly 40 bytes.
+  ``segsize_`` (Full-TCP). ns-3's IP packets are payload + 40 B and its point-to-point
+  frames carry 2 more (PPP). The one-way agents and their sinks send 42-byte headers
+  (``tcpip_base_hdr_size_``, the sink's ``packetSize_``), so that every data packet, ACK
+  and packet 0 of a bulk flow or transfer takes exactly as long on a link of the same rate
+  as on ns-3 (:data:`ONE_WAY_HEADER_BYTES`). With 40-byte headers ns-2 served data 0.4 %
+  faster at mss 460: drop-tail runs without random processing time are phase-locked
+  (Floyd & Jacobson 1992), and such a change alone moved ns-2's own loss rate by 10 % and
+  Jain's index by 0.1-0.2 (Qiu's T1, 300-1000 flows). Web connections (Full-TCP) keep
+  40-byte headers: DelayBox recognises a SYN only at exactly 40 bytes.
 - ``initial_cwnd`` -> ``windowInit_``; ``rcv_window`` (capped at 65535 B without
   ``window_scaling``) -> ``window_`` in whole segments; ``min_rto`` -> ``minrto_``;
   ``initial_rto`` -> ``rtxcur_init_``; ``clock_granularity`` -> ``tcpTick_``;
@@ -61,6 +68,11 @@ TCP (one-way agents for bulk flows and transfers, Full-TCP for web connections):
   send retransmitted data ECN-capable (True, required with ECN).
 - ``nagle`` -> Full-TCP's ``nodelay_`` (its negation; ns-2's default is Nagle on, aqmlab's
   off unless a study sets it).
+- The retransmission timer and Reno recovery (:mod:`aqmlab.kinds.tcp.mechanisms`:
+  ``rtt_sampling``, ``rto_clock``, ``rto_backoff_reset``, ``rto_restart``,
+  ``timeout_ssthresh``, ``fast_retransmit_guard``, ``reno_window``) are how ns-2's agents
+  work, with nothing to set: "auto" is their behaviour, and any other value is refused
+  (:mod:`aqmlab.engines.ns2.support`). ``bugFix_`` stays on.
 - ``max_seg_lifetime``: ns-2 has no TIME_WAIT; ``snd_buffer``: ns-2 senders have an
   unlimited buffer (aqmlab's default never limits); ``max_retries``: ns-2 never gives up.
 """
@@ -76,6 +88,10 @@ from aqmlab.scenario import Tcp
 
 #: IP + TCP header bytes ns-2 adds to every packet (``tcpip_base_hdr_size_``).
 HEADER_BYTES = 40
+#: Bytes of ns-3's point-to-point (PPP) header on every frame.
+PPP_BYTES = 2
+#: The one-way agents' and sinks' header: ns-3's IP + TCP + PPP bytes.
+ONE_WAY_HEADER_BYTES = HEADER_BYTES + PPP_BYTES
 #: ns-2's timestamp option size (``ts_option_size_``).
 TS_OPTION_BYTES = 10
 
@@ -95,7 +111,7 @@ class QueueConfig:
     ecn: bool = False
     byte_mode: bool = False
     mean_pkt_size: int = 500
-    drop_list: tuple[int, ...] = ()  # 0-based arrival numbers an ErrorModel/List drops
+    drop_list: tuple[int, ...] = ()  # the link's packets (from 0) an ErrorModel/List drops
 
     def flat(self) -> list[str]:
         return [x for pair in self.settings for x in pair]
@@ -125,7 +141,8 @@ def queue_config(q: Queue | None, rate_bps: float) -> QueueConfig:
     if q is None:
         return QueueConfig("DropTail", (("limit_", "1000000"),))
     if isinstance(q, DropTail):
-        drops = tuple(i - 1 for i in q.drop_packets or ())
+        shift = 1 if q.drop_count == "all" else 0  # "data": packet 0 is the SYN
+        drops = tuple(sorted(i - shift for i in q.drop_packets or ()))
         return QueueConfig("DropTail", (("limit_", str(_limit_packets(q, 1))),),
                            drop_list=drops)
     if isinstance(q, Red):
@@ -172,9 +189,10 @@ def gain_bits(gain: float) -> int | None:
     return int(round(k)) if k >= 1 and abs(k - round(k)) < 1e-9 else None
 
 
-def header_bytes(t: Tcp) -> int:
-    """Bytes ns-2 adds to a data segment's payload."""
-    return HEADER_BYTES + (TS_OPTION_BYTES if t.timestamps else 0)
+def header_bytes(t: Tcp, one_way: bool = False) -> int:
+    """Bytes ns-2 adds to a data segment's payload (``one_way``: a bulk flow or transfer)."""
+    base = ONE_WAY_HEADER_BYTES if one_way else HEADER_BYTES
+    return base + (TS_OPTION_BYTES if t.timestamps else 0)
 
 
 def _common(t: Tcp) -> list[tuple[str, str]]:
@@ -199,11 +217,12 @@ class OneWayConfig:
 
 def one_way_config(t: Tcp) -> OneWayConfig:
     sink = "Agent/TCPSink/Sack1" if t.variant == "sack" else "Agent/TCPSink"
-    sink_settings: tuple[tuple[str, str], ...] = ()
+    sink_settings: tuple[tuple[str, str], ...] = (("packetSize_", str(ONE_WAY_HEADER_BYTES)),)
     if t.delayed_ack:
         sink += "/DelAck"
-        sink_settings = (("interval_", repr(t.delack_timeout_s)),)
-    settings = (("packetSize_", str(t.mss)), *_common(t),
+        sink_settings += (("interval_", repr(t.delack_timeout_s)),)
+    settings = (("packetSize_", str(t.mss)),
+                ("tcpip_base_hdr_size_", str(ONE_WAY_HEADER_BYTES)), *_common(t),
                 ("numdupacks_", str(t.dupack_threshold)),
                 ("singledup_", _b(t.limited_transmit)))
     return OneWayConfig(ONE_WAY_AGENT[t.variant], sink, settings, sink_settings)

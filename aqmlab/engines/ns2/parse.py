@@ -240,26 +240,52 @@ def series(probes: Probes, samples: np.ndarray):
     return times, out
 
 
-def flow_columns(workdir: Path, plan: Plan):
+def read_timeouts(workdir: Path, n: int, warm_s: float | None) -> tuple[np.ndarray, np.ndarray]:
+    """Retransmission timeouts per bulk flow/transfer, (all, up to the warm-up), from the
+    agents' event trace: every expiry, also those ns-2's ``nrexmit_`` leaves out (during
+    recovery from an ECN echo), but not those with nothing outstanding: a finished
+    transfer's timer keeps expiring every RTO, and an ECN echo that halves cwnd below one
+    segment makes the sender wait for the timer before it sends again (RFC 3168; the
+    event's window field, int(cwnd_), is then 0)."""
+    path = workdir / "events.tr"
+    end, warm = np.zeros(n), np.zeros(n)
+    if not path.exists() or path.stat().st_size == 0:
+        return end, warm
+    ev = pd.read_csv(path, sep=r"\s+", header=None, usecols=[1, 5, 6, 8],
+                     names=["time", "event", "fid", "cwnd"])
+    to = ev[(ev.event == "TIMEOUT") & (ev.fid >= 0) & (ev.fid < n) & (ev.cwnd >= 1)]
+    done = read_done(workdir, n)[to.fid.to_numpy(dtype=np.int64)]
+    to = to[(done < 0) | (to.time.to_numpy(dtype=float) <= done)]
+    fid = to.fid.to_numpy(dtype=np.int64)
+    end = np.bincount(fid, minlength=n)[:n].astype(float)
+    if warm_s is not None:
+        early = to.time.to_numpy(dtype=float) <= warm_s
+        warm = np.bincount(fid[early], minlength=n)[:n].astype(float)
+    return end, warm
+
+
+def flow_columns(workdir: Path, plan: Plan, warm_s: float | None = None):
     """(end, warm) dicts of the bulk/transfer flows' sender and sink counters."""
     nb = len(plan.flows)
     rows = read_rows(workdir / "flows.txt", 9)
+    timeouts = read_timeouts(workdir, nb, warm_s)
     mss = np.array([f.tcp.mss for f in plan.flows], float)
-    wire = mss + np.array([mapping.header_bytes(f.tcp) for f in plan.flows], float)
+    wire = mss + np.array([mapping.header_bytes(f.tcp, one_way=True) for f in plan.flows], float)
     size = np.array([f.size_bytes for f in plan.flows], float)
     result = []
     for phase in (1, 0):
         r = rows[rows[:, 0] == phase]
         i = r[:, 1].astype(int)
         col = {c: np.zeros(nb) for c in FLOW_COLUMNS}
-        ndata, nbytes, nrex, nto, cuts, necn, sink = (r[:, j] for j in range(2, 9))
+        ndata, nbytes, nrex, _nrexmit, cuts, necn, sink = (r[:, j] for j in range(2, 9))
+        nto = timeouts[1 - phase][i]
         col["data_packets_sent"][i] = np.maximum(ndata - 1, 0)  # packet 0 has no payload
         col["data_bytes_sent"][i] = nbytes
         col["retrans_packets"][i] = nrex
         col["timeouts"][i] = nto
         col["fast_recoveries"][i] = np.maximum(cuts - necn - nto, 0)
         col["ecn_reductions"][i] = necn
-        segs = np.floor(np.maximum(sink - mapping.HEADER_BYTES, 0) / wire[i])
+        segs = np.floor(np.maximum(sink - mapping.ONE_WAY_HEADER_BYTES, 0) / wire[i])
         got = segs * mss[i]
         col["bytes_received"][i] = np.where(size[i] > 0, np.minimum(got, size[i]), got)
         result.append(col)
@@ -276,7 +302,7 @@ def read_done(workdir: Path, n: int) -> np.ndarray:
 
 def hdr_by_row(plan: Plan) -> np.ndarray:
     """Header bytes of a data packet, by flow row (bulk flows, then web connections)."""
-    bulk = [mapping.header_bytes(f.tcp) for f in plan.flows]
+    bulk = [mapping.header_bytes(f.tcp, one_way=True) for f in plan.flows]
     web = [np.full(len(w), mapping.header_bytes(w.tcp)) for w in plan.web]
     return np.concatenate([np.asarray(bulk, float), *web])
 
@@ -299,7 +325,7 @@ def parse_run(workdir: Path, plan: Plan, web_result=None) -> RawRun:
     deque = Events.of(read_trace(workdir / "deque.tr", tcp_header=False), probes, rows_of,
                       hdr) if ecn else None
     qend, qwarm, bdep = queue_columns(workdir, probes, meta, drops, deque, samples, ecn)
-    end, warm = flow_columns(workdir, plan)
+    end, warm = flow_columns(workdir, plan, meta.warm_s)
     info = {
         "src": np.array([f.src for f in plan.flows], float),
         "dst": np.array([f.dst for f in plan.flows], float),
@@ -317,6 +343,10 @@ def parse_run(workdir: Path, plan: Plan, web_result=None) -> RawRun:
     for out, mask in zip((end, warm), split_time(drops, meta.warm_s), strict=True):
         out["drops"] = count_by(drops.fid, n, mask & drops.data & (drops.probe >= 0))
         out["ack_drops"] = count_by(drops.fid, n, mask & ~drops.data & (drops.probe >= 0))
+        # nrexmit_ also counts the timeouts of a lost packet 0 (the one-way agents' SYN);
+        # aqmlab counts data timeouts only: one per packet-0 drop of a bulk flow.
+        syn = count_by(drops.fid, n, mask & drops.syn & (drops.probe >= 0))[:nb]
+        out["timeouts"][:nb] = np.maximum(out["timeouts"][:nb] - syn, 0)
     if deque is not None:
         marked = first_marks(deque)
         for out, mask in zip((end, warm), split_time(deque, meta.warm_s), strict=True):

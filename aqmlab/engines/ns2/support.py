@@ -7,8 +7,10 @@ and why ns-2.35 cannot do it, so a sweep fails at validation, not after hours of
 from __future__ import annotations
 
 from aqmlab.engines.ns2.mapping import gain_bits
+from aqmlab.engines.ns2.runner import available
 from aqmlab.errors import ScenarioError
 from aqmlab.kinds.queues import Ared, DropTail, Red
+from aqmlab.kinds.tcp import mechanisms
 from aqmlab.scenario import Mah, PackMime, Scenario, Tcp
 
 #: TCP variants with an ns-2.35 agent (one-way and Full-TCP).
@@ -23,12 +25,20 @@ def generator(group: PackMime) -> str:
     return group.generator
 
 
-def _queue(path: str, q) -> None:
+def _one_flow(scenario: Scenario) -> bool:
+    """Exactly one bulk flow or transfer and no web traffic."""
+    web = any(isinstance(g, (PackMime, Mah)) for g in scenario.traffic)
+    return not web and sum(g.n_flows for g in scenario.traffic) == 1
+
+
+def _queue(path: str, q, one_flow: bool) -> None:
     if isinstance(q, DropTail):
-        if q.drop_packets is not None and q.drop_count != "all":
+        if q.drop_packets is not None and q.drop_count != "all" and not one_flow:
             raise ScenarioError(f"{path}.drop_count", q.drop_count,
-                                "ns-2's ErrorModel/List numbers every packet, not data only",
-                                'set drop_count = "all"')
+                                "ns-2's ErrorModel/List numbers every packet of the link, so "
+                                "the ns-2 engine numbers data packets only in a scenario of "
+                                "one bulk flow or transfer (whose packet 0 is its header-only SYN)",
+                                'set drop_count = "all" (every packet arriving is numbered)')
         if q.limit_size[1] != "p":
             raise ScenarioError(f"{path}.limit", q.limit,
                                 "the ns-2 engine needs a drop-tail limit in packets",
@@ -99,6 +109,29 @@ def _tcp(t: Tcp, k: int | None, group_tcp: dict | None, full_tcp: bool) -> None:
     if not full_tcp and t.ack_rule == "full_tcp" and t.delayed_ack:
         fail("ack_rule", "ns-2's one-way DelAck sink times a held ACK from its segment, "
              "not on a clock tick", 'use ack_rule = "segments" with delayed_ack')
+    _mechanisms(t, full_tcp, fail)
+
+
+#: Mechanisms that only aqmlab's Reno recovery reads (other variants ignore them).
+_RENO_ONLY = ("fast_retransmit_guard", "reno_window")
+
+
+def _mechanisms(t: Tcp, full_tcp: bool, fail) -> None:
+    """ns-2's agents have one behaviour per mechanism (mechanisms.MECHANISMS): its
+    one-way agents' (bulk flows, transfers) or Full-TCP's (web); with timestamps, ns-2
+    samples the RTT at every ACK."""
+    agent = "Full-TCP (web connections)" if full_tcp else "one-way agents"
+    for m in mechanisms.MECHANISMS:
+        if m.field in _RENO_ONLY and t.variant != "reno":
+            continue
+        if m.field == "dupacks_after_timeout" and (t.sack or not t.limited_transmit):
+            continue  # only without SACK and with limited transmit
+        want = m.ns2_full if full_tcp else m.ns2
+        if m.field == "rtt_sampling" and t.timestamps:
+            want = "every_ack"
+        if t.mechanism(m.field, one_way=not full_tcp) != want:
+            fail(m.field, f"ns-2.35's {agent} have {m.field} = {want!r}"
+                 + (" with these timestamps" if m.field == "rtt_sampling" else ""))
 
 
 def _native_hosts(scenario: Scenario, k: int, group: PackMime) -> None:
@@ -117,9 +150,15 @@ def _native_hosts(scenario: Scenario, k: int, group: PackMime) -> None:
 
 
 def check(scenario: Scenario) -> None:
-    """Raise ScenarioError for the first thing the ns-2 engine cannot honour."""
+    """Raise ScenarioError for the first thing the ns-2 engine cannot honour (or when ns-2
+    is not installed)."""
+    if not available():
+        raise ScenarioError("run.engine", "ns2", "ns-2.35 (`ns`) is not installed here",
+                            "`make ns2` or `apt-get install ns2`, or set AQMLAB_NS2 to an ns "
+                            "binary")
+    one_flow = _one_flow(scenario)
     for path, queue, _link in scenario.topology.queue_links():
-        _queue(f"topology.{path}", queue)
+        _queue(f"topology.{path}", queue, one_flow)
     native = False
     for k, group in enumerate(scenario.traffic):
         p = f"traffic[{k}]"

@@ -10,6 +10,7 @@ to small files in the working directory (see lib.tcl) that :mod:`.parse` reads.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
 
@@ -86,9 +87,10 @@ def _profile_procs(k: int, tcp: Tcp, full: bool) -> list[str]:
 
 def transfer_target(tcp: Tcp, nbytes: float) -> tuple[int, int]:
     """(packets, sink bytes) of a transfer: ns-2's one-way TCP sends whole ``mss`` segments
-    after a 40-byte packet 0 (``syn_``), and its sink counts header bytes too."""
+    after a header-only packet 0 (``syn_``), and its sink counts header bytes too."""
     packets = math.ceil(nbytes / tcp.mss)
-    return packets, mapping.HEADER_BYTES + packets * (tcp.mss + mapping.header_bytes(tcp))
+    hdr = mapping.ONE_WAY_HEADER_BYTES
+    return packets, hdr + packets * (tcp.mss + mapping.header_bytes(tcp, one_way=True))
 
 
 def _seed(seed: int, run: int) -> list[str]:
@@ -98,8 +100,30 @@ def _seed(seed: int, run: int) -> list[str]:
     return lines
 
 
-def script_text(scenario: Scenario, plan: Plan, web: WebPart | None = None) -> str:
-    """The whole Tcl script for ``scenario`` (``plan = make_plan(scenario)``)."""
+def flow_traces(plan: Plan, flows: Sequence[int]) -> list[str]:
+    """Trace bulk flows/transfers ``flows``: every packet on both directions of each one's
+    first link into flows.tr (``trace-queue``, filtered by flow id when read) and its
+    agent's window, ssthresh, back-off and ACK variables into vars<i>.tr
+    (:mod:`aqmlab.engines.flow_trace` reads them)."""
+    adj = _adjacency(plan)
+    lines = ["set AQ(fd,flowtr) [aq_open flows.tr]"]
+    links = set()
+    for i in flows:
+        src = plan.flows[i].src
+        nb = adj[src][0]
+        for a, b in ((src, nb), (nb, src)):
+            if (a, b) not in links:
+                links.add((a, b))
+                lines.append(f"$ns trace-queue $N({a}) $N({b}) $AQ(fd,flowtr)")
+        lines += [f"set AQ(fd,var{i}) [aq_open vars{i}.tr]", f"$AQ(tcp,{i}) attach $AQ(fd,var{i})"]
+        lines += [f"$AQ(tcp,{i}) trace {v}" for v in ("cwnd_", "ssthresh_", "backoff_", "ack_")]
+    return lines
+
+
+def script_text(scenario: Scenario, plan: Plan, web: WebPart | None = None,
+                trace_flows: Sequence[int] = ()) -> str:
+    """The whole Tcl script for ``scenario`` (``plan = make_plan(scenario)``);
+    ``trace_flows``: see :func:`flow_traces`."""
     run = scenario.run
     queues = [[mapping.queue_config(link.queues[d], link.rate_bps) for d in (0, 1)]
               for link in plan.links]
@@ -147,6 +171,8 @@ def script_text(scenario: Scenario, plan: Plan, web: WebPart | None = None) -> s
         out.append(f"aq_flow {i} {f.src} {f.dst} {profiles[f.tcp]} {_num(f.start_s)} "
                    f"{int(f.size_bytes)} {target} {_num(f.processing_s)}")
     out += web.setup
+    if trace_flows:
+        out += flow_traces(plan, trace_flows)
     if run.warmup_s > 0:
         out.append(f'$ns at {_num(run.warmup_s)} "aq_snapshot 0"')
     if run.sample_interval_s:
@@ -155,10 +181,11 @@ def script_text(scenario: Scenario, plan: Plan, web: WebPart | None = None) -> s
     return "\n".join(out)
 
 
-def write_script(scenario: Scenario, plan: Plan, workdir: Path) -> tuple[Path, WebPart]:
+def write_script(scenario: Scenario, plan: Plan, workdir: Path,
+                 trace_flows: Sequence[int] = ()) -> tuple[Path, WebPart]:
     """Write the script and the web part's data files into ``workdir``."""
     web = web_part(scenario, plan)
     path = Path(workdir) / SCRIPT
-    path.write_text(script_text(scenario, plan, web))
+    path.write_text(script_text(scenario, plan, web, trace_flows))
     web.write_data(Path(workdir))
     return path, web

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as _dist_version
+from typing import Any
 
 from aqmlab.engines.ns3 import loader, native, session, socket_tables
 from aqmlab.errors import ScenarioError
@@ -46,9 +47,10 @@ def check(scenario: Scenario) -> None:
                                 "PackMimeHTTP", 'use run.engine = "ns2", or generator = "aqmlab"')
 
 
-def simulate(scenario: Scenario, plan: Plan) -> RawRun:
-    """One simulation in this process (see :mod:`aqmlab.engines.ns3.session`)."""
-    return session.simulate(scenario, plan)
+def simulate(scenario: Scenario, plan: Plan, **options: Any) -> RawRun:
+    """One simulation in this process (see :mod:`aqmlab.engines.ns3.session`; ``options``:
+    ``trace_flows``, ``trace_path``)."""
+    return session.simulate(scenario, plan, **options)
 
 
 def warm_up() -> None:

@@ -29,24 +29,25 @@ def build(cpp: Any, scenario: Scenario, plan: Plan) -> Any:
                 exp.SetQueue(i, d, cfg.type_id, cfg.flat())
                 if link.probes[d]:
                     exp.ProbeQueue(i, d, link.probes[d], cfg.red_wq, cfg.red_ptc)
-    profiles: dict[Tcp, int] = {}
+    profiles: dict[tuple[Tcp, bool], int] = {}
 
-    def profile(tcp: Tcp) -> int:
-        if tcp not in profiles:
-            cfg = tcp.ns3()
-            profiles[tcp] = exp.AddTcpProfile(cfg.congestion, cfg.recovery, cfg.reno,
-                                              cfg.rtt_alpha, cfg.rtt_beta, cfg.flat())
-        return profiles[tcp]
+    def profile(tcp: Tcp, one_way: bool) -> int:
+        """``one_way``: bulk flows and transfers (ns-2's one-way agents), not web traffic."""
+        if (tcp, one_way) not in profiles:
+            cfg = tcp.ns3(one_way=one_way)
+            profiles[tcp, one_way] = exp.AddTcpProfile(cfg.congestion, cfg.recovery, cfg.reno,
+                                                       cfg.rtt_alpha, cfg.rtt_beta, cfg.flat())
+        return profiles[tcp, one_way]
 
     for flow in plan.flows:
-        exp.AddFlow(flow.src, flow.dst, profile(flow.tcp), flow.start_s, flow.size_bytes,
-                    flow.processing_s)
+        exp.AddFlow(flow.src, flow.dst, profile(flow.tcp, True), flow.start_s,
+                    flow.size_bytes, flow.processing_s)
     for web in plan.web:
         if isinstance(web, PlanBrowsing):
-            _add_browsing(exp, web, profile(web.tcp))
+            _add_browsing(exp, web, profile(web.tcp, False))
             continue
         arrays = [_f64(a) for a in (
-            web.server, web.client, np.full(len(web), profile(web.tcp), dtype=float),
+            web.server, web.client, np.full(len(web), profile(web.tcp, False), dtype=float),
             web.start_s, web.request, web.response, web.delay_s, web.server_delays)]
         if len(web):
             exp.AddWebFlows(len(web), *arrays)

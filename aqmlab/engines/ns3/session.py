@@ -7,6 +7,7 @@ ns-3 object leaves the engine.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -25,15 +26,24 @@ def _arr(vec: Any) -> np.ndarray:
     return np.frombuffer(vec.data(), dtype=np.float64, count=n).copy()
 
 
-def simulate(scenario: Scenario, plan: Plan) -> RawRun:
+def simulate(scenario: Scenario, plan: Plan, trace_flows: Sequence[int] = (),
+             trace_path: str | None = None) -> RawRun:
     """Run ``scenario`` (expanded into ``plan``) in this process (ns-3 is imported on first
-    use)."""
+    use). ``trace_flows``: bulk flows/transfers whose senders write their events to
+    ``trace_path`` (:mod:`aqmlab.engines.flow_trace`)."""
     t0 = time.perf_counter()
     cpp = native.load()
     cpp.ResetGlobals(scenario.run.seed, scenario.run.run)
     exp = build(cpp, scenario, plan)
     t_built = time.perf_counter()
-    exp.Run()
+    if trace_flows:
+        ports = ",".join(str(int(cpp.PORT_BASE) + int(i)) for i in trace_flows)
+        cpp.TcpTrace.Configure(str(trace_path), ports)
+    try:
+        exp.Run()
+    finally:
+        if trace_flows:
+            cpp.TcpTrace.Configure("", "")
     raw = RawRun()
     for i, name in enumerate(exp.FlowColumns()):
         raw.flows[str(name)] = _arr(exp.FlowColumn(i, False))

@@ -9,7 +9,7 @@ from aqmlab.kinds.controls import Control
 from aqmlab.kinds.queues.base import QUEUES, Ns3Queue, QueueBase, max_size, ns_bool, ns_time
 from aqmlab.units import check_bool, check_time, parse_time
 
-__all__ = ["CoDel", "CODEL_CONTROLS"]
+__all__ = ["CoDel", "CoDelTiming", "CODEL_CONTROLS"]
 
 #: CoDel's two parameters, shared by the kinds built on it.
 CODEL_CONTROLS = (
@@ -18,9 +18,29 @@ CODEL_CONTROLS = (
 )
 
 
+class CoDelTiming:
+    """CoDel's ``target`` (acceptable standing delay) and ``interval`` (the window over
+    which it must be exceeded), shared by the kinds built on CoDel."""
+
+    target: str | float
+    interval: str | float
+
+    def _check_timing(self) -> None:
+        check_time(self.target, "target", positive=True)
+        check_time(self.interval, "interval", positive=True)
+
+    @property
+    def target_s(self) -> float:
+        return parse_time(self.target, "target")
+
+    @property
+    def interval_s(self) -> float:
+        return parse_time(self.interval, "interval")
+
+
 @QUEUES.register
 @dataclass(frozen=True, kw_only=True)
-class CoDel(QueueBase):
+class CoDel(CoDelTiming, QueueBase):
     """CoDel (Nichols & Jacobson 2012): ``target`` sojourn time, ``interval`` window."""
 
     KIND: ClassVar[str] = "codel"
@@ -36,17 +56,8 @@ class CoDel(QueueBase):
     def __post_init__(self) -> None:
         self._check_kind()
         self._check_limit()
-        check_time(self.target, "target", positive=True)
-        check_time(self.interval, "interval", positive=True)
+        self._check_timing()
         check_bool(self.ecn, "ecn")
-
-    @property
-    def target_s(self) -> float:
-        return parse_time(self.target, "target")
-
-    @property
-    def interval_s(self) -> float:
-        return parse_time(self.interval, "interval")
 
     def ns3(self, rate_bps: float, delay_s: float) -> Ns3Queue:
         return Ns3Queue("ns3::CoDelQueueDisc", (

@@ -7,15 +7,15 @@ from typing import ClassVar
 
 from aqmlab.kinds.controls import Control
 from aqmlab.kinds.queues.base import QUEUES, Ns3Queue, QueueBase, max_size, ns_bool, ns_time
-from aqmlab.kinds.queues.codel import CODEL_CONTROLS
-from aqmlab.units import check_bool, check_int, check_time, parse_time
+from aqmlab.kinds.queues.codel import CODEL_CONTROLS, CoDelTiming
+from aqmlab.units import check_bool, check_int
 
 __all__ = ["FqCoDel"]
 
 
 @QUEUES.register
 @dataclass(frozen=True, kw_only=True)
-class FqCoDel(QueueBase):
+class FqCoDel(CoDelTiming, QueueBase):
     """FQ-CoDel (RFC 8290): CoDel per flow queue, ``flows`` hash buckets."""
 
     KIND: ClassVar[str] = "fq_codel"
@@ -32,18 +32,9 @@ class FqCoDel(QueueBase):
     def __post_init__(self) -> None:
         self._check_kind()
         self._check_limit()
-        check_time(self.target, "target", positive=True)
-        check_time(self.interval, "interval", positive=True)
+        self._check_timing()
         check_int(self.flows, "flows", ge=1, le=65536)
         check_bool(self.ecn, "ecn")
-
-    @property
-    def target_s(self) -> float:
-        return parse_time(self.target, "target")
-
-    @property
-    def interval_s(self) -> float:
-        return parse_time(self.interval, "interval")
 
     def ns3(self, rate_bps: float, delay_s: float) -> Ns3Queue:
         return Ns3Queue("ns3::FqCoDelQueueDisc", (

@@ -7,15 +7,16 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from aqmlab.kinds.controls import Control
-from aqmlab.kinds.queues.base import QUEUES, Ns3Queue, QueueBase, max_size, ns_bool, ns_time
-from aqmlab.units import check_bool, check_float, check_int, check_time, parse_time, set_attr
+from aqmlab.kinds.queues.base import QUEUES, Ns3Queue, QueueBase, max_size, ns_bool
+from aqmlab.kinds.queues.pie import PieControl
+from aqmlab.units import check_bool, check_float, check_int, set_attr
 
 __all__ = ["FqPie"]
 
 
 @QUEUES.register
 @dataclass(frozen=True, kw_only=True)
-class FqPie(QueueBase):
+class FqPie(PieControl, QueueBase):
     """FQ-PIE: ``flows`` hash buckets served round-robin, each queue under PIE with delay
     ``target`` updated every ``tupdate`` (gains ``alpha``, ``beta``); with ``ecn``, packets
     are marked while the drop probability is below ``mark_ecn_threshold``. The CPU cost is
@@ -41,26 +42,13 @@ class FqPie(QueueBase):
     def __post_init__(self) -> None:
         self._check_kind()
         self._check_limit()
-        check_time(self.target, "target", positive=True)
-        check_time(self.tupdate, "tupdate", positive=True)
-        set_attr(self, "alpha", check_float(self.alpha, "alpha", gt=0))
-        set_attr(self, "beta", check_float(self.beta, "beta", gt=0))
+        self._check_control()
         check_int(self.flows, "flows", ge=1, le=65536)
         check_bool(self.ecn, "ecn")
         set_attr(self, "mark_ecn_threshold",
                  check_float(self.mark_ecn_threshold, "mark_ecn_threshold", gt=0, le=1))
 
-    @property
-    def target_s(self) -> float:
-        return parse_time(self.target, "target")
-
-    @property
-    def tupdate_s(self) -> float:
-        return parse_time(self.tupdate, "tupdate")
-
     def ns3(self, rate_bps: float, delay_s: float) -> Ns3Queue:
         return Ns3Queue("ns3::FqPieQueueDisc", (
-            ("MaxSize", max_size(self, 1)), ("QueueDelayReference", ns_time(self.target_s)),
-            ("Tupdate", ns_time(self.tupdate_s)), ("A", repr(self.alpha)),
-            ("B", repr(self.beta)), ("Flows", str(self.flows)), ("UseEcn", ns_bool(self.ecn)),
-            ("MarkEcnThreshold", repr(self.mark_ecn_threshold))))
+            ("MaxSize", max_size(self, 1)), *self.ns3_control(), ("Flows", str(self.flows)),
+            ("UseEcn", ns_bool(self.ecn)), ("MarkEcnThreshold", repr(self.mark_ecn_threshold))))

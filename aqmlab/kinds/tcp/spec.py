@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from aqmlab.errors import ScenarioError
+from aqmlab.kinds.tcp import mechanisms
 from aqmlab.kinds.tcp.base import TCP_VARIANTS, Variant
 from aqmlab.units import (
     Spec,
@@ -83,12 +84,17 @@ class Tcp(Spec):
       with a new SYN/ACK at once (ns-3); "ignore" is ns-2's Full-TCP, which resends its
       SYN/ACK on its own retransmission timer only. Serialised only when "ignore".
     - ``syn_timeout`` "ns3": a SYN or SYN/ACK retransmission timeout leaves ssthresh alone,
-      and the first data's RTO (no RTT sample from a retransmitted handshake) is the RTT
-      estimator's initial one (opener, 1 s) or the backed-off SYN/ACK timer (listener).
-      "full_tcp" is ns-2 (timeout_action, as for any timeout): ssthresh becomes half the
-      window, at least 2 segments (the response then grows by congestion avoidance), and
-      the first data's RTO is the initial RTO, its back-off reset by the handshake's ACK.
-      Serialised only when "full_tcp".
+      and, with ns-3's timer, the first data's RTO (no RTT sample from a retransmitted
+      handshake) is the RTT estimator's initial one (opener, 1 s) or the backed-off
+      SYN/ACK timer (listener). "full_tcp" is ns-2 (timeout_action, as for any timeout):
+      ssthresh becomes half the window, at least 2 segments (the response then grows by
+      congestion avoidance), and the first data's RTO is the initial RTO, its back-off
+      reset by the handshake's ACK. Serialised only when "full_tcp". Where aqmlab computes
+      the timer (ns-2's ``rtt_sampling``/``rto_clock``/``rto_backoff_reset``, "auto" for
+      reno/newreno/sack), a retried SYN or SYN/ACK backs that timer off and voids the
+      handshake's RTT sample whatever this field, and ``rto_backoff_reset`` decides whether
+      the handshake's ACK ends the back-off ("new_ack": Full-TCP, web traffic) or only an
+      RTT sample does ("rtt_sample": one-way agents).
     - ``fin_retransmit`` "rtt": a passive closer (LAST_ACK) resends its FIN after srtt +
       4 rttvar, without ``min_rto`` (ns-3's LAST_ACK timer); "rto" is ns-2: its
       retransmission timer, ``min_rto`` included. A web client's FIN follows the response,
@@ -100,6 +106,22 @@ class Tcp(Spec):
     - ``max_seg_lifetime`` "1s": TIME_WAIT lasts 2 MSL. ns-2 has no TIME_WAIT; ns-3's 120 s
       would keep thousands of web connections' sockets alive (ns-3 demultiplexes by a
       linear scan), so the default is short.
+    - The retransmission timer and Reno's recovery, where ns-2 and ns-3 part ways (details
+      and measurements in :mod:`aqmlab.kinds.tcp.mechanisms`), each "auto": ns-2's
+      behaviour for reno/newreno/sack (one-way agents for bulk flows and transfers,
+      Full-TCP for web traffic), ns-3's for the other variants. Serialised only when set.
+      ``rtt_sampling`` "every_ack" | "timed" (ns-2: one timed segment per round trip);
+      ``rto_clock`` "exact" | "ticks" (ns-2: RTO arithmetic in ticks of
+      ``clock_granularity``); ``rto_backoff_reset`` "new_ack" | "rtt_sample" (ns-2's
+      one-way agents keep a backed-off RTO until an RTT sample); ``rto_restart``
+      "new_ack" | "fast_retransmit" (ns-2 also restarts the timer at a fast retransmit);
+      ``timeout_ssthresh`` "flight" | "window" (ns-2 halves min(cwnd, rwnd) at every
+      timeout); ``ca_increase`` "whole_bytes" | "exact" (ns-2 adds exactly 1/cwnd per
+      ACK); ``fast_retransmit_guard`` "timeout" | "fast_retransmit" (Reno; ns-2's
+      bugFix_: no second fast retransmit within a window); ``reno_window``
+      "ns3" | "ns2" (ns-2's one-way Reno: cwnd = exactly half the window at a fast
+      retransmit, inflated by every duplicate ACK); ``dupacks_after_timeout`` "ignored" |
+      "limited_transmit" (ns-2's one-way agents keep limited transmit after a timeout).
     """
 
     variant: str = "reno"
@@ -129,6 +151,15 @@ class Tcp(Spec):
     dup_syn: str = "answer"
     syn_timeout: str = "ns3"
     fin_retransmit: str = "rtt"
+    rtt_sampling: str = "auto"
+    rto_clock: str = "auto"
+    rto_backoff_reset: str = "auto"
+    rto_restart: str = "auto"
+    timeout_ssthresh: str = "auto"
+    fast_retransmit_guard: str = "auto"
+    ca_increase: str = "auto"
+    reno_window: str = "auto"
+    dupacks_after_timeout: str = "auto"
 
     def __post_init__(self) -> None:
         TCP_VARIANTS.lookup(self.variant, "variant")
@@ -137,6 +168,7 @@ class Tcp(Spec):
         check_choice(self.dup_syn, "dup_syn", DUP_SYN)
         check_choice(self.syn_timeout, "syn_timeout", SYN_TIMEOUT)
         check_choice(self.fin_retransmit, "fin_retransmit", FIN_RETRANSMIT)
+        mechanisms.check(self)
         for name in ("ecn", "delayed_ack", "timestamps", "window_scaling", "limited_transmit",
                      "nagle", "ect_retransmissions"):
             check_bool(getattr(self, name), name)
@@ -177,6 +209,9 @@ class Tcp(Spec):
             del d["syn_timeout"]
         if d["fin_retransmit"] == "rtt":
             del d["fin_retransmit"]
+        for name in mechanisms.FIELDS:  # "auto": older scenarios keep their hashes
+            if d[name] == "auto":
+                del d[name]
         return d
 
     @property
@@ -233,8 +268,14 @@ class Tcp(Spec):
         check_keys(d, [f.name for f in dataclasses.fields(self)])
         return dataclasses.replace(self, **d)
 
-    def ns3(self) -> Ns3Tcp:
-        """Socket configuration for ns-3 (set per socket, not through Config defaults)."""
+    def mechanism(self, name: str, one_way: bool = True) -> str:
+        """A field of :mod:`~aqmlab.kinds.tcp.mechanisms` with "auto" resolved, for a
+        socket of a bulk flow or transfer (``one_way``) or of a web connection."""
+        return mechanisms.resolve(self, name, one_way)
+
+    def ns3(self, one_way: bool = True) -> Ns3Tcp:
+        """Socket configuration for ns-3 (set per socket, not through Config defaults);
+        ``one_way``: a bulk flow or transfer (ns-2's one-way agents), not web traffic."""
         attrs = (
             ("SegmentSize", str(self.mss)),
             ("InitialCwnd", str(self.initial_cwnd)),
@@ -261,8 +302,9 @@ class Tcp(Spec):
             ("IgnoreDupSyn", _b(self.dup_syn == "ignore")),
             ("FullTcpSynTimeout", _b(self.syn_timeout == "full_tcp")),
             ("FinOnRto", _b(self.fin_retransmit == "rto")),
+            *mechanisms.ns3_attributes(self, one_way),
         )
-        return Ns3Tcp(self.variant_info.congestion, RECOVERY[self.effective_recovery],
+        return Ns3Tcp(mechanisms.ns3_congestion(self, one_way), RECOVERY[self.effective_recovery],
                       self.variant_info.aqmlab_reno, self.rtt_alpha, self.rtt_beta, attrs)
 
 

@@ -44,6 +44,7 @@ class Sender : public Application
     {
         m_socket = MakeTcpSocket(GetNode(), *m_profile);
         m_socket->SetStats(m_stats);
+        m_socket->TraceIfWanted(m_localPort);
         m_chunk = 0;
         UintegerValue mss;
         m_socket->GetAttribute("SegmentSize", mss);

@@ -244,6 +244,10 @@ class QueueProbe
 
     void OnDropAfter(Ptr<const QueueDiscItem> item, const char* reason)
     {
+        // ns-3 fired "Dequeue" for this packet first (QueueDisc::PacketDequeued runs when
+        // the internal queue gives it up, or explicitly for a peeked one): it left as a
+        // drop, not a departure (CoDel, FQ-CoDel drop at dequeue).
+        c.departures -= 1;
         Drop(item, reason);
     }
 

@@ -12,21 +12,83 @@
 #pragma once
 #include "fast_demux.h"
 #include "flow_stats.h"
+#include "ns2_reno_cc.h"
+#include "ns2_rto.h"
 
 #include "ns3/internet-module.h"
 #include "ns3/string.h"
 #include "ns3/boolean.h"
+#include "ns3/rng-seed-manager.h"
 
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdio>
 #include <functional>
 #include <limits>
+#include <set>
+#include <sstream>
 #include <unordered_set>
 
 namespace aqmlab
 {
 using namespace ns3;
+
+/// Per-flow sender traces (aqmlab.engines.flow_trace; no effect on results): after
+/// Configure(path, "10000,10003"), the senders bound to those ports (flow i's sender binds
+/// 10000 + i) write every data segment sent ("S", "R" for a retransmission), ACK received
+/// ("A"), retransmission timeout ("T") and SYN retry ("Y") as one line: time, port, event,
+/// sequence (segments), cwnd and ssthresh (segments), congestion state, RTO (s), srtt and
+/// rttvar (s), RTO back-off (when aqmlab computes the timer). Configure("", "") stops.
+struct TcpTrace
+{
+    static void Configure(const std::string& path, const std::string& ports)
+    {
+        State& st = Get();
+        if (st.file != nullptr)
+        {
+            std::fclose(st.file);
+            st.file = nullptr;
+        }
+        st.ports.clear();
+        if (!path.empty())
+        {
+            st.file = std::fopen(path.c_str(), "w");
+        }
+        std::stringstream ss(ports);
+        std::string item;
+        while (std::getline(ss, item, ','))
+        {
+            if (!item.empty())
+            {
+                st.ports.insert(static_cast<uint16_t>(std::stoul(item)));
+            }
+        }
+    }
+
+    static std::FILE* File()
+    {
+        return Get().file;
+    }
+
+    static bool Wants(uint16_t port)
+    {
+        return Get().file != nullptr && Get().ports.count(port) > 0;
+    }
+
+  private:
+    struct State
+    {
+        std::FILE* file = nullptr;
+        std::set<uint16_t> ports;
+    };
+
+    static State& Get()
+    {
+        static State st;
+        return st;
+    }
+};
 
 class AqmTcpSocket : public TcpSocketBase
 {
@@ -76,6 +138,58 @@ class AqmTcpSocket : public TcpSocketBase
                               "false: ns-3 (RFC 3168 s6.1.5)",
                               BooleanValue(true),
                               MakeBooleanAccessor(&AqmTcpSocket::m_ectRetransmissions),
+                              MakeBooleanChecker())
+                .AddAttribute("RttTimed",
+                              "Time one segment per round trip, never a retransmission, "
+                              "the timing cancelled by a timeout or fast retransmit "
+                              "(ns-2, BSD); false: a sample from every ACK (ns-3)",
+                              BooleanValue(false),
+                              MakeBooleanAccessor(&AqmTcpSocket::m_rttTimed),
+                              MakeBooleanChecker())
+                .AddAttribute("RtoTicks",
+                              "ns-2's timer arithmetic: samples and RTO in whole ticks of "
+                              "ClockGranularity, fixed-point srtt/rttvar (ns2_rto.h)",
+                              BooleanValue(false),
+                              MakeBooleanAccessor(&AqmTcpSocket::m_rtoTicks),
+                              MakeBooleanChecker())
+                .AddAttribute("RtoBackoffUntilSample",
+                              "Keep a backed-off RTO until an RTT sample (Karn; ns-2's "
+                              "one-way agents); false: every new ACK restores it (ns-3)",
+                              BooleanValue(false),
+                              MakeBooleanAccessor(&AqmTcpSocket::m_backoffUntilSample),
+                              MakeBooleanChecker())
+                .AddAttribute("RtoRestartOnFastRetransmit",
+                              "Restart the retransmission timer at a fast retransmit (ns-2)",
+                              BooleanValue(false),
+                              MakeBooleanAccessor(&AqmTcpSocket::m_restartOnFastRetransmit),
+                              MakeBooleanChecker())
+                .AddAttribute("TimeoutHalvesWindow",
+                              "At every timeout ssthresh = max(2, min(cwnd, rwnd) / 2) "
+                              "segments (ns-2); false: half the flight, not again for a "
+                              "head already retransmitted (ns-3)",
+                              BooleanValue(false),
+                              MakeBooleanAccessor(&AqmTcpSocket::m_timeoutHalvesWindow),
+                              MakeBooleanChecker())
+                .AddAttribute("RenoFastRetransmitGuard",
+                              "Reno: after a fast retransmit, no other until the cumulative "
+                              "ACK passes the highest segment sent before it (ns-2 bugFix_)",
+                              BooleanValue(false),
+                              MakeBooleanAccessor(&AqmTcpSocket::m_renoGuard),
+                              MakeBooleanChecker())
+                .AddAttribute("RenoHalfCwnd",
+                              "Reno: a fast retransmit sets cwnd to half of min(cwnd, rwnd), "
+                              "not rounded to whole segments, and every duplicate ACK "
+                              "inflates the window (ns-2 CLOSE_CWND_HALF, dupwnd_); false: "
+                              "cwnd = ssthresh, dupacks 1-2 only with limited transmit",
+                              BooleanValue(false),
+                              MakeBooleanAccessor(&AqmTcpSocket::m_renoHalfCwnd),
+                              MakeBooleanChecker())
+                .AddAttribute("LimitedTransmitAfterTimeout",
+                              "Without SACK and with limited transmit: after a timeout, the "
+                              "first two duplicate ACKs each let a segment out (ns-2's "
+                              "singledup_); false: ns-3 ignores dupacks in the loss state",
+                              BooleanValue(false),
+                              MakeBooleanAccessor(&AqmTcpSocket::m_ltAfterTimeout),
                               MakeBooleanChecker());
         return tid;
     }
@@ -101,6 +215,14 @@ class AqmTcpSocket : public TcpSocketBase
           m_nagleKnown(other.m_nagleKnown),
           m_reno(other.m_reno),
           m_cwrFastRetransmit(other.m_cwrFastRetransmit),
+          m_rttTimed(other.m_rttTimed),
+          m_rtoTicks(other.m_rtoTicks),
+          m_backoffUntilSample(other.m_backoffUntilSample),
+          m_restartOnFastRetransmit(other.m_restartOnFastRetransmit),
+          m_timeoutHalvesWindow(other.m_timeoutHalvesWindow),
+          m_renoGuard(other.m_renoGuard),
+          m_renoHalfCwnd(other.m_renoHalfCwnd),
+          m_ltAfterTimeout(other.m_ltAfterTimeout),
           m_stats(nullptr)
     {
         Live().insert(this);
@@ -155,6 +277,12 @@ class AqmTcpSocket : public TcpSocketBase
     void SetStats(FlowStats* stats)
     {
         m_stats = stats;
+    }
+
+    /// Write this sender's events to the flow trace if its port is wanted (TcpTrace).
+    void TraceIfWanted(uint16_t port)
+    {
+        m_tracePort = TcpTrace::Wants(port) ? port : 0;
     }
 
     // ---- Fast demultiplexing (fast_demux.h) ------------------------------------------
@@ -278,7 +406,8 @@ class AqmTcpSocket : public TcpSocketBase
             m_dupSynAckOwed = false;
             SendEmptyPacket(TcpHeader::ACK); // the ACK ns-2 owed the ignored SYN (TF_ACKNOW)
         }
-        if ((synSent || synRcvd) && m_state == ESTABLISHED && m_synTimeouts > 0)
+        if ((synSent || synRcvd) && m_state == ESTABLISHED && m_synTimeouts > 0 &&
+            !ManagesRto()) // else the timer is ours (HandshakeAcked)
         {
             m_rto = Max(m_cnTimeout, m_minRto); // no sample: the initial RTO, no back-off
         }
@@ -401,6 +530,10 @@ class AqmTcpSocket : public TcpSocketBase
         }
         m_stateBeforeAck = m_tcb->m_congState; // the base class may enter CWR from it
         TcpSocketBase::ReceivedAck(packet, tcpHeader);
+        if (m_tracePort)
+        {
+            Trace('A', tcpHeader.GetAckNumber());
+        }
     }
 
     // ---- Loss during CWR -------------------------------------------------------------
@@ -472,7 +605,21 @@ class AqmTcpSocket : public TcpSocketBase
             // Reno: any new ACK ends fast recovery (see "Reno" above, point 2).
             m_recover = ack;
         }
+        const SequenceNumber32 recoverBefore = m_recover;
         TcpSocketBase::ProcessAck(ack, scoreboardUpdated, currentDelivered, oldHead, receivedData);
+        LimitedTransmitInLoss(before, ack, oldHead, receivedData);
+        if (!m_sackEnabled && before == TcpSocketState::CA_LOSS &&
+            m_tcb->m_congState == TcpSocketState::CA_OPEN && ack > oldHead &&
+            ack - recoverBefore < m_tcb->m_segmentSize)
+        {
+            // Leaving the loss state, ns-3 opens cwnd for the segments acked beyond its
+            // recovery point, none when the ACK ends less than a segment past it, which
+            // with the recovery point one byte past the highest sent (see ReTxTimeout) is
+            // the usual case. ns-2 opens cwnd at every new ACK (opencwnd), this one too.
+            m_congestionControl->IncreaseWindow(m_tcb, 1);
+            m_tcb->m_cWndInfl = m_tcb->m_cWnd;
+        }
+        GuardFastRetransmit(ack);
         const bool fromCwr = CwrLossRecovery(currentDelivered); // ssthresh already cut
         // CWR is entered in ReceivedAck before ProcessAck runs: compare with the state
         // seen at the end of the previous ACK, not with `before`.
@@ -486,12 +633,48 @@ class AqmTcpSocket : public TcpSocketBase
             // (stateful, already counted the retransmission) takes the new ssthresh as
             // its target from the next ACK on.
             m_tcb->m_ssThresh = RenoHalfWindow(cwndBefore);
-            if (!m_congestionControl->HasCongControl() &&
-                DynamicCast<TcpClassicRecovery>(m_recoveryOps))
+            const bool classic = !m_congestionControl->HasCongControl() &&
+                                 DynamicCast<TcpClassicRecovery>(m_recoveryOps);
+            if (classic)
             {
                 m_recoveryOps->EnterRecovery(m_tcb, m_dupAckCount, UnAckDataCount(),
                                              currentDelivered);
             }
+            if (classic && m_renoHalfCwnd)
+            {
+                // ns-2 slowdown(CLOSE_CWND_HALF): cwnd_ = min(cwnd, rwnd) / 2, a real
+                // number (at least 1), while ssthresh_ is that rounded down (at least 2).
+                m_halfCwnd = std::max(m_tcb->m_segmentSize,
+                                      std::min(cwndBefore, m_rWnd.Get()) / 2);
+                m_tcb->m_cWnd = m_halfCwnd;
+                if (!m_limitedTx)
+                {
+                    // ns-2 inflates the window by every duplicate ACK (dupwnd_ =
+                    // numdupacks_ at the fast retransmit). ns-3 counts a dupack as a
+                    // segment gone (an emulated SACK mark) from the third on unless
+                    // limited transmit marked the first two: mark them here.
+                    for (uint32_t i = 1; i < m_retxThresh; ++i)
+                    {
+                        m_txBuffer->AddRenoSack();
+                    }
+                }
+            }
+        }
+        if (reno && m_renoHalfCwnd && m_halfCwnd > 0 && before == TcpSocketState::CA_RECOVERY &&
+            after == TcpSocketState::CA_OPEN)
+        {
+            // Leaving fast recovery: ns-2 keeps that cwnd_ and opens it for this ACK
+            // (opencwnd); the base class set cwnd = ssthresh and opened that instead.
+            const double mss = m_tcb->m_segmentSize;
+            double cwnd = m_halfCwnd;
+            cwnd += cwnd < m_tcb->m_ssThresh.Get() ? mss : mss * mss / cwnd;
+            m_tcb->m_cWnd = uint32_t(cwnd);
+            m_tcb->m_cWndInfl = m_tcb->m_cWnd;
+            m_halfCwnd = 0;
+        }
+        if (before != TcpSocketState::CA_RECOVERY && after == TcpSocketState::CA_RECOVERY)
+        {
+            FastRetransmitted();
         }
         const auto prev = m_prevState;
         m_prevState = after;
@@ -505,6 +688,366 @@ class AqmTcpSocket : public TcpSocketBase
             else if (after == TcpSocketState::CA_CWR)
             {
                 m_stats->ecnEchoes += 1;
+            }
+        }
+    }
+
+    // ---- Retransmission timer (ns-2) ----------------------------------------------------
+    // ns-3 takes an RTT sample from every ACK (of a segment not retransmitted), keeps
+    // srtt/rttvar in continuous time, and restores the un-backed-off RTO at every new ACK.
+    // ns-2's agents (tcp.cc) time one segment at a time, count the sample in clock ticks,
+    // and its one-way agents keep a backed-off RTO until a timed segment is acknowledged.
+    // With several segments per round trip, ns-3's rttvar decays by 3/4 per ACK instead of
+    // per round trip, so its RTO hugs the RTT and fires spuriously when queues grow. When
+    // any of RttTimed, RtoTicks, RtoBackoffUntilSample is set, this socket computes the
+    // timer itself (ns2_rto.h) and keeps m_rto equal to the timer it arms: the base class
+    // reads m_rto when it arms the timer (SendDataPacket) and rewrites it in EstimateRtt,
+    // NewAck and ReTxTimeout, after which the timer is re-armed with ours.
+    bool ManagesRto() const
+    {
+        return m_rttTimed || m_rtoTicks || m_backoffUntilSample;
+    }
+
+    /// The timeout to arm now (s): ns-2's rtt_timeout.
+    double RtoNow()
+    {
+        InitClock();
+        return m_clock.Timeout(m_minRto.GetSeconds(), MAX_RTO_S);
+    }
+
+    void InitClock()
+    {
+        if (m_clockReady)
+        {
+            return;
+        }
+        m_clockReady = true;
+        m_clock.tick = m_clockGranularity.GetSeconds();
+        m_clock.ticks = m_rtoTicks;
+        Ptr<RttMeanDeviation> mean = DynamicCast<RttMeanDeviation>(m_rtt);
+        m_clock.srttBits = PowerOfHalf(mean, "Alpha", 3);
+        m_clock.rttvarBits = PowerOfHalf(mean, "Beta", 2);
+        m_clock.rtxcur = m_cnTimeout.GetSeconds(); // rtxcur_init_ until the first sample
+    }
+
+    static int PowerOfHalf(Ptr<RttMeanDeviation> rtt, const char* name, int fallback)
+    {
+        if (!rtt)
+        {
+            return fallback;
+        }
+        DoubleValue v;
+        rtt->GetAttribute(name, v);
+        const int k = int(std::lround(-std::log2(v.Get())));
+        return k >= 1 ? k : fallback;
+    }
+
+    /// This connection's tick phase in [0, tick) (ns-2 draws boot_time_ per agent): a hash
+    /// of the run's seed and the connection's ports, so no random stream of the run moves.
+    double BootPhase() const
+    {
+        uint64_t x = (uint64_t(RngSeedManager::GetSeed()) << 32) ^ RngSeedManager::GetRun();
+        if (m_endPoint != nullptr)
+        {
+            x ^= (uint64_t(m_endPoint->GetLocalPort()) << 16) ^ m_endPoint->GetPeerPort() ^
+                 (uint64_t(m_endPoint->GetPeerAddress().Get()) << 24);
+        }
+        x += 0x9e3779b97f4a7c15ULL; // splitmix64
+        x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+        x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+        x ^= x >> 31;
+        return double(x >> 11) / double(1ULL << 53) * m_clockGranularity.GetSeconds();
+    }
+
+    /// A round-trip sample `tao`: the estimate, and (Karn) the end of a back-off.
+    void RttSample(Time tao)
+    {
+        InitClock();
+        if (m_rtoTicks)
+        {
+            if (!m_bootSet)
+            {
+                m_bootSet = true;
+                m_clock.boot = BootPhase();
+            }
+            m_clock.Sample(Simulator::Now().GetSeconds(), tao.GetSeconds());
+        }
+        else
+        {
+            m_clock.rtxcur = (m_rtt->GetEstimate() +
+                              Max(m_clockGranularity, m_rtt->GetVariation() * 4)).GetSeconds();
+        }
+        if (m_backoffUntilSample)
+        {
+            m_clock.backoff = 1;
+        }
+    }
+
+    void UpdateRttHistory(const SequenceNumber32& seq, uint32_t sz, bool isRetransmission) override
+    {
+        if (!m_rttTimed)
+        {
+            TcpSocketBase::UpdateRttHistory(seq, sz, isRetransmission);
+            return;
+        }
+        if (!isRetransmission && !m_rttActive) // ns-2 output(): new data, nothing timed
+        {
+            m_rttActive = true;
+            m_rttSeq = seq + std::max<uint32_t>(sz, 1); // a SYN (sz 0) is acked at seq + 1
+            m_rttSentAt = Simulator::Now();
+        }
+    }
+
+    void EstimateRtt(const TcpHeader& tcpHeader) override
+    {
+        if (!ManagesRto())
+        {
+            TcpSocketBase::EstimateRtt(tcpHeader);
+            return;
+        }
+        const SequenceNumber32 ack = tcpHeader.GetAckNumber();
+        // ns-3 calls this before it processes the segment: the handshake's ACK is seen in
+        // SYN_SENT (the SYN/ACK) or SYN_RCVD, before the first data can leave.
+        const bool handshake = (m_state == SYN_SENT || m_state == SYN_RCVD) &&
+                               ack == m_tcb->m_nextTxSequence + SequenceNumber32(1);
+        if (m_rttTimed)
+        {
+            if (m_rttActive && ack >= m_rttSeq) // ns-2 newack(): the timed segment is acked
+            {
+                m_rttActive = false;
+                const Time tao = Simulator::Now() - m_rttSentAt;
+                m_rtt->Measurement(tao);
+                m_tcb->m_srtt = m_rtt->GetEstimate();
+                m_tcb->m_minRtt = std::min(m_tcb->m_srtt.Get(), m_tcb->m_minRtt);
+                m_tcb->m_lastRtt = tao;
+                RttSample(tao);
+            }
+        }
+        else
+        {
+            Time tao{0};
+            if (!m_history.empty())
+            {
+                const RttHistory& h = m_history.front();
+                if (!h.retx && ack >= h.seq + SequenceNumber32(h.count))
+                {
+                    tao = Simulator::Now() - h.time;
+                }
+            }
+            TcpSocketBase::EstimateRtt(tcpHeader); // the sample goes into m_rtt
+            if (!tao.IsZero())
+            {
+                RttSample(tao);
+            }
+        }
+        if (handshake)
+        {
+            HandshakeAcked();
+        }
+        m_rto = Seconds(RtoNow());
+    }
+
+    void NewAck(const SequenceNumber32& ack, bool resetRTO) override
+    {
+        if (!ManagesRto())
+        {
+            TcpSocketBase::NewAck(ack, resetRTO);
+            return;
+        }
+        if (resetRTO && !m_backoffUntilSample)
+        {
+            m_clock.backoff = 1; // ns-3 (and ns-2's Full-TCP): a new ACK ends the back-off
+        }
+        const uint32_t uid = m_retxEvent.GetUid();
+        TcpSocketBase::NewAck(ack, resetRTO);
+        m_rto = Seconds(RtoNow());
+        if (m_retxEvent.IsPending() && m_retxEvent.GetUid() != uid)
+        {
+            RearmRetransmitTimer(true);
+        }
+    }
+
+    /// A SYN, SYN/ACK or FIN, first or retried.
+    ///  * A SYN or FIN the expiring retransmission timer sends (SendEmptyPacket is that
+    ///    timer's own callback for them; ReTxTimeout calls it for a lone FIN) is a timeout
+    ///    ns-2's Full-TCP counts (nrexmit_, CountAllTimeouts); with FullTcpSynTimeout a SYN
+    ///    or SYN/ACK timeout halves ssthresh as any ns-2 timeout does (see "Full-TCP").
+    ///  * When this socket computes the timer (ManagesRto): ns-3 retries a SYN or SYN/ACK
+    ///    from its own timer (not ReTxTimeout), doubling ConnTimeout without a cap. ns-2's
+    ///    agents send them under the data timer (one-way agents: the SYN-like packet 0;
+    ///    Full-TCP: SYN and SYN/ACK): a retry follows a timeout, which backs that timer off
+    ///    (at most max_rto) and cancels the timing of the first one, so the handshake's
+    ///    ACK gives no RTT sample (Karn). The back-off then lasts until an RTT sample
+    ///    (one-way agents) or the handshake's ACK (Full-TCP, see HandshakeAcked).
+    void SendEmptyPacket(uint8_t flags) override
+    {
+        const bool syn = flags & TcpHeader::SYN;
+        const bool timerFired = (flags & (TcpHeader::SYN | TcpHeader::FIN)) &&
+                                m_retxEvent.GetTs() == uint64_t(Simulator::Now().GetTimeStep()) &&
+                                !m_retxEvent.IsPending() && m_state != CLOSED &&
+                                m_state != TIME_WAIT;
+        if (timerFired)
+        {
+            if (m_countAllTimeouts && m_stats)
+            {
+                m_stats->timeouts += 1;
+            }
+            else
+            {
+                m_controlTimeouts += 1;
+            }
+            if (syn && m_fullTcpSynTimeout)
+            {
+                // ns-2 timeout_action(): slowdown(CLOSE_SSTHRESH_HALF | CLOSE_CWND_RESTART),
+                // half the window (the initial one, then 1 segment), at least 2 segments
+                const uint32_t mss = m_tcb->m_segmentSize;
+                const uint32_t segs = m_synTimeouts == 0 ? m_tcb->m_cWnd.Get() / mss : 1;
+                m_synSsThresh = std::max<uint32_t>(2, segs / 2) * mss;
+                m_tcb->m_ssThresh = m_synSsThresh;
+                m_synTimeouts += 1;
+            }
+        }
+        if (!syn || !ManagesRto())
+        {
+            TcpSocketBase::SendEmptyPacket(flags);
+            return;
+        }
+        // A SYN is only ever resent by its timer; a SYN/ACK also answers a duplicate SYN
+        // (dup_syn "answer"), which is no timeout and leaves ns-3's timer alone.
+        const bool retry = m_synCount < m_synRetries &&
+                           (!(flags & TcpHeader::ACK) || timerFired);
+        if (retry)
+        {
+            if (m_tracePort)
+            {
+                Trace('Y', m_tcb->m_highTxMark);
+            }
+            m_rttActive = false;
+            m_clock.Backoff(m_minRto.GetSeconds(), MAX_RTO_S);
+        }
+        const uint32_t uid = m_retxEvent.GetUid();
+        TcpSocketBase::SendEmptyPacket(flags);
+        if (m_retxEvent.IsPending() && m_retxEvent.GetUid() != uid)
+        {
+            m_rto = Seconds(RtoNow());
+            m_retxEvent.Cancel();
+            m_retxEvent = Simulator::Schedule(m_rto, &AqmTcpSocket::SendEmptyPacket, this, flags);
+        }
+    }
+
+    /// The handshake's ACK (the SYN/ACK at the opener, its ACK at the listener), when this
+    /// socket computes the timer: it acknowledges our SYN, a new ACK that ns-3's handshake
+    /// does not pass to NewAck. ns-2's Full-TCP ends the back-off at every new ACK
+    /// (newack(): t_backoff_ = 1, also for the SYN/ACK, tcp-full.cc SYN_SENT ->
+    /// process_ACK), so after a lost SYN or SYN/ACK the first data is timed with the
+    /// initial RTO (no sample from a retried handshake); one-way agents
+    /// (RtoBackoffUntilSample) keep the back-off until an RTT sample.
+    void HandshakeAcked()
+    {
+        if (!m_backoffUntilSample)
+        {
+            m_clock.backoff = 1;
+        }
+    }
+
+    /// Arm the retransmission timer with our RTO (`force`: even if none is pending).
+    void RearmRetransmitTimer(bool force)
+    {
+        m_rto = Seconds(RtoNow());
+        if (force || m_retxEvent.IsPending())
+        {
+            m_retxEvent.Cancel();
+            m_retxEvent = Simulator::Schedule(m_rto, &AqmTcpSocket::ReTxTimeout, this);
+        }
+    }
+
+    /// This ACK started fast recovery: ns-2's reset_rtx_timer(1, 0) stops the RTT timing
+    /// and restarts the retransmission timer.
+    void FastRetransmitted()
+    {
+        if (m_rttTimed)
+        {
+            m_rttActive = false;
+        }
+        if (m_restartOnFastRetransmit && m_retxEvent.IsPending())
+        {
+            if (ManagesRto())
+            {
+                RearmRetransmitTimer(true);
+            }
+            else
+            {
+                m_retxEvent.Cancel();
+                m_retxEvent = Simulator::Schedule(m_rto, &AqmTcpSocket::ReTxTimeout, this);
+            }
+        }
+        if (m_renoGuard && m_reno && !m_sackEnabled)
+        {
+            // ns-2 Reno (bugFix_): recover_ = maxseq_; no further fast retransmit until the
+            // cumulative ACK covers more than that (see GuardFastRetransmit).
+            m_guard = m_recover + 1;
+            m_guardActive = true;
+        }
+    }
+
+    /// ns-2's agents answer the first two duplicate ACKs with a new segment (singledup_,
+    /// send_one()) also after a timeout, when go-back-N is under way: the next segment in
+    /// line leaves if the flight stays within cwnd + dupacks. ns-3 ignores dupacks in
+    /// CA_LOSS. (ns-2 then resends two segments that the dupacks show were received.)
+    void LimitedTransmitInLoss(TcpSocketState::TcpCongState_t before, const SequenceNumber32& ack,
+                               const SequenceNumber32& oldHead, bool receivedData)
+    {
+        if (ack > oldHead)
+        {
+            m_lossDupAcks = 0;
+            return;
+        }
+        if (!m_ltAfterTimeout || !m_limitedTx || m_sackEnabled || receivedData ||
+            before != TcpSocketState::CA_LOSS || m_tcb->m_congState != TcpSocketState::CA_LOSS ||
+            ack != oldHead || ack >= m_tcb->m_highTxMark || ++m_lossDupAcks >= m_retxThresh)
+        {
+            return;
+        }
+        const uint32_t mss = m_tcb->m_segmentSize;
+        SequenceNumber32 next;
+        SequenceNumber32 nextHigh;
+        if (BytesInFlight() + mss <= m_tcb->m_cWnd.Get() + m_lossDupAcks * mss &&
+            m_txBuffer->NextSeg(&next, &nextHigh, false))
+        {
+            SendDataPacket(next, mss, true);
+        }
+    }
+
+    /// Reno with RenoFastRetransmitGuard, after the base class processed an ACK: while the
+    /// cumulative ACK is below the guard, keep ns-3's recovery point there, so that its
+    /// DupAck does not enter recovery at the third duplicate ACK; and let limited
+    /// transmit (whose emulated SACK marks would otherwise declare the head lost at the
+    /// fourth) keep at most its two marks, as ns-2 sends new data on dupacks 1 and 2 only.
+    void GuardFastRetransmit(const SequenceNumber32& ack)
+    {
+        if (!m_guardActive)
+        {
+            return;
+        }
+        if (ack >= m_guard)
+        {
+            m_guardActive = false;
+            return;
+        }
+        const auto state = m_tcb->m_congState.Get();
+        if (state != TcpSocketState::CA_OPEN && state != TcpSocketState::CA_DISORDER)
+        {
+            return; // in recovery or loss the base class keeps its own recovery point
+        }
+        m_recover = m_guard;
+        m_recoverActive = true;
+        if (state == TcpSocketState::CA_DISORDER && m_dupAckCount >= m_retxThresh &&
+            m_txBuffer->GetSacked() > m_retxThresh - 1)
+        {
+            m_txBuffer->ResetRenoSack();
+            for (uint32_t i = 0; i + 1 < m_retxThresh; ++i)
+            {
+                m_txBuffer->AddRenoSack();
             }
         }
     }
@@ -523,12 +1066,34 @@ class AqmTcpSocket : public TcpSocketBase
         const bool halves = m_tcb->m_congState != TcpSocketState::CA_LOSS ||
                             !m_txBuffer->IsHeadRetransmitted();
         const uint32_t cwndBefore = m_tcb->m_cWnd.Get();
+        const uint32_t ssthreshBefore = m_tcb->m_ssThresh.Get();
+        const auto stateBefore = m_tcb->m_congState.Get();
         const uint32_t retriesBefore = m_dataRetrCount;
+        const bool dataTimeout = m_state != CLOSED && m_state != TIME_WAIT &&
+                                 m_state != SYN_SENT && m_txBuffer->Size() > 0 &&
+                                 m_txBuffer->HeadSequence() < m_tcb->m_highTxMark;
+        m_lossDupAcks = 0; // ns-2 Reno timeout(): dupacks_ = 0
+        if (dataTimeout && ManagesRto())
+        {
+            m_rttActive = false; // ns-2 reset_rtx_timer: no timing across a timeout
+            m_clock.Backoff(m_minRto.GetSeconds(), MAX_RTO_S);
+        }
         TcpSocketBase::ReTxTimeout();
-        if (m_reno && !m_sackEnabled && halves && m_dataRetrCount < retriesBefore &&
-            m_tcb->m_congState == TcpSocketState::CA_LOSS)
+        const bool timedOut = m_dataRetrCount < retriesBefore &&
+                              m_tcb->m_congState == TcpSocketState::CA_LOSS;
+        if (timedOut && m_timeoutHalvesWindow && stateBefore == TcpSocketState::CA_CWR)
+        {
+            // ns-2 timeout(): while recovering from an ECN echo the window is already cut,
+            // so cwnd goes to 1 and ssthresh stays (slowdown(CLOSE_CWND_ONE)).
+            m_tcb->m_ssThresh = ssthreshBefore;
+        }
+        else if (timedOut && ((m_reno && !m_sackEnabled && halves) || m_timeoutHalvesWindow))
         {
             m_tcb->m_ssThresh = RenoHalfWindow(cwndBefore);
+        }
+        if (dataTimeout && ManagesRto())
+        {
+            RearmRetransmitTimer(false);
         }
         if (!m_sackEnabled && m_recoverActive && m_tcb->m_congState == TcpSocketState::CA_LOSS)
         {
@@ -538,12 +1103,24 @@ class AqmTcpSocket : public TcpSocketBase
             // on the duplicate ACKs that its own go-back-N retransmissions provoke.
             m_recover = m_tcb->m_highTxMark.Get() + 1;
         }
+        if (m_tracePort)
+        {
+            Trace('T', m_txBuffer->HeadSequence()); // after: window, ssthresh, back-off
+        }
     }
 
     uint32_t SendDataPacket(SequenceNumber32 seq, uint32_t maxSize, bool withAck) override
     {
         const bool retrans = seq < m_tcb->m_highTxMark;
+        if (ManagesRto())
+        {
+            m_rto = Seconds(RtoNow()); // the base class arms an idle timer with m_rto
+        }
         const uint32_t sz = SendDataPacketEct(seq, maxSize, withAck, retrans);
+        if (m_tracePort && sz > 0)
+        {
+            Trace(retrans ? 'R' : 'S', seq);
+        }
         if (m_stats && sz > 0)
         {
             m_stats->dataPacketsSent += 1;
@@ -681,37 +1258,6 @@ class AqmTcpSocket : public TcpSocketBase
         }
     }
 
-    void SendEmptyPacket(uint8_t flags) override
-    {
-        // A SYN/ACK or FIN sent by the expiring retransmission timer (SendEmptyPacket is
-        // the timer's own callback for SYN/ACK and FIN retransmissions; ReTxTimeout calls it
-        // for a lone FIN): a timeout ns-2's nrexmit_ counts.
-        if ((flags & (TcpHeader::SYN | TcpHeader::FIN)) &&
-            m_retxEvent.GetTs() == uint64_t(Simulator::Now().GetTimeStep()) &&
-            !m_retxEvent.IsPending() && m_state != CLOSED && m_state != TIME_WAIT)
-        {
-            if (m_countAllTimeouts && m_stats)
-            {
-                m_stats->timeouts += 1;
-            }
-            else
-            {
-                m_controlTimeouts += 1;
-            }
-            if ((flags & TcpHeader::SYN) && m_fullTcpSynTimeout)
-            {
-                // ns-2 timeout_action(): slowdown(CLOSE_SSTHRESH_HALF | CLOSE_CWND_RESTART),
-                // half the window (the initial one, then 1 segment), at least 2 segments
-                const uint32_t mss = m_tcb->m_segmentSize;
-                const uint32_t segs = m_synTimeouts == 0 ? m_tcb->m_cWnd.Get() / mss : 1;
-                m_synSsThresh = std::max<uint32_t>(2, segs / 2) * mss;
-                m_tcb->m_ssThresh = m_synSsThresh;
-                m_synTimeouts += 1;
-            }
-        }
-        TcpSocketBase::SendEmptyPacket(flags);
-    }
-
     /// TcpSocketBase::SendDataPacket, with ECT on a retransmission when EctRetransmissions:
     /// ns-3's IsEct() consults the ECN mode's table, whose DCTCP row makes retransmissions
     /// ECT, so the classic mode is swapped for that one call.
@@ -734,6 +1280,20 @@ class AqmTcpSocket : public TcpSocketBase
     }
 
   private:
+    void Trace(char event, SequenceNumber32 seq) const
+    {
+        const double mss = m_tcb->m_segmentSize;
+        std::fprintf(TcpTrace::File(), "%.6f %u %c %.3f %.3f %.3f %d %.4f %.4f %.4f %d\n",
+                     Simulator::Now().GetSeconds(), m_tracePort, event,
+                     (seq.GetValue() - 1) / mss, m_tcb->m_cWnd.Get() / mss,
+                     m_tcb->m_ssThresh.Get() / mss, int(m_tcb->m_congState.Get()),
+                     m_rto.Get().GetSeconds(), m_rtt->GetEstimate().GetSeconds(),
+                     m_rtt->GetVariation().GetSeconds(), m_clock.backoff);
+        std::fflush(TcpTrace::File());
+    }
+
+    uint16_t m_tracePort{0};
+
     bool m_fullTcpAcks{false};
     bool m_ectRetransmissions{true};
     bool m_ignoreDupSyn{false};
@@ -768,8 +1328,28 @@ class AqmTcpSocket : public TcpSocketBase
         return std::max<uint32_t>(2, win / 2) * mss;
     }
 
+    static constexpr double MAX_RTO_S = 60.0; // ns-2 maxrto_, ns-3's cap
+
     bool m_reno{false};
     bool m_cwrFastRetransmit{true};
+    bool m_rttTimed{false};
+    bool m_rtoTicks{false};
+    bool m_backoffUntilSample{false};
+    bool m_restartOnFastRetransmit{false};
+    bool m_timeoutHalvesWindow{false};
+    bool m_renoGuard{false};
+    bool m_renoHalfCwnd{false};
+    bool m_ltAfterTimeout{false};
+    uint32_t m_lossDupAcks{0}; // duplicate ACKs since the last new ACK, in the loss state
+    uint32_t m_halfCwnd{0}; // bytes: cwnd during and after a Reno fast recovery
+    Ns2RtoClock m_clock;
+    bool m_clockReady{false};
+    bool m_bootSet{false};
+    bool m_rttActive{false};        // a segment is being timed (rtt_active_)
+    SequenceNumber32 m_rttSeq{0};   // an ACK at or above this ends the timing
+    Time m_rttSentAt;               // when the timed segment left (rtt_ts_)
+    bool m_guardActive{false};
+    SequenceNumber32 m_guard{0};
     TcpSocketState::TcpCongState_t m_prevState{TcpSocketState::CA_OPEN};
     TcpSocketState::TcpCongState_t m_stateBeforeAck{TcpSocketState::CA_OPEN};
     TcpSocketState::TcpCongState_t m_cwrEnteredFrom{TcpSocketState::CA_OPEN};
@@ -795,6 +1375,7 @@ MakeTcpSocket(Ptr<Node> node, const TcpProfile& profile)
     Ptr<RttMeanDeviation> rtt = CreateObject<RttMeanDeviation>();
     rtt->SetAttribute("Alpha", DoubleValue(profile.rttAlpha));
     rtt->SetAttribute("Beta", DoubleValue(profile.rttBeta));
+    TcpNs2NewReno::GetTypeId(); // registers aqmlab's TypeId before it is looked up by name
     ObjectFactory cc;
     cc.SetTypeId(profile.congestion);
     ObjectFactory rec;

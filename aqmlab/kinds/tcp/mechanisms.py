@@ -1,0 +1,157 @@
+"""Sender mechanisms where ns-2.35 and ns-3.44 part ways: the retransmission timer and Reno's
+loss recovery. Each is a :class:`~aqmlab.kinds.tcp.Tcp` field whose default, "auto", is
+ns-2's behaviour for the variants ns-2 has (reno, newreno, sack) and ns-3's for the others
+(cubic, bbr, dctcp, linux-reno); either value can be chosen explicitly.
+
+Measured on Qiu et al.'s T1 dumbbell (drop-tail 160 packets, Reno, min RTO 1 s, 10 ms random
+processing time, 200 s, two seeds): with aqmlab 0.2's sender, 300 and 1000 flows lost
+28 % and 42 % of the packets, with 59 and 36 timeouts per flow and Jain's index 0.84 and
+0.54; ns-2.35 24 % and 34 %, 44 and 24, 0.88 and 0.64; with these mechanisms ns-3 gives
+24 % and 34 %, 44 and 23, 0.87 and 0.62. Each is traced packet by packet on both engines
+in tests/differential. Where each comes from in ns-2.35 (tcp/tcp.cc, tcp-reno.cc,
+tcp-full.cc) is in :data:`MECHANISMS`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from aqmlab.units import check_choice
+
+if TYPE_CHECKING:
+    from aqmlab.kinds.tcp.spec import Tcp
+
+__all__ = ["Mechanism", "MECHANISMS", "FIELDS", "check", "resolve", "ns3_attributes",
+           "ns3_congestion"]
+
+
+@dataclass(frozen=True)
+class Mechanism:
+    """A choice between ns-2's and ns-3's behaviour. ``ns2`` is ns-2's one-way agents'
+    value (bulk flows, transfers), ``ns2_full`` Full-TCP's (web traffic), ``modern`` ns-3's."""
+
+    field: str
+    choices: tuple[str, ...]
+    ns2: str
+    ns2_full: str
+    modern: str
+    doc: str
+
+
+MECHANISMS = (
+    Mechanism(
+        "rtt_sampling", ("every_ack", "timed"), "timed", "timed", "every_ack",
+        "RTT samples: from every ACK (ns-3), or from one timed segment at a time, never a "
+        "retransmission, the timing cancelled by a timeout, a fast retransmit or a SYN retry "
+        "(ns-2's rtt_active_/rtt_seq_, 4.4BSD). With several segments per round trip, ns-3's "
+        "rttvar decays by 3/4 per ACK instead of per round trip, so its RTO hugs the RTT and "
+        "fires spuriously when queues grow. ns-2 with timestamps samples every ACK: 'auto' "
+        "is every_ack then."),
+    Mechanism(
+        "rto_clock", ("exact", "ticks"), "ticks", "ticks", "exact",
+        "RTO arithmetic: continuous time, max(min_rto, srtt + max(G, 4 rttvar)) (ns-3), or "
+        "ns-2's (BSD's) clock ticks of clock_granularity: samples count tick boundaries "
+        "(random phase per connection, at least 1), srtt/rttvar in fixed point, RTO = "
+        "floor(srtt + 4 rttvar) ticks (at least 2), and srtt cleared after the fourth "
+        "back-off (ns-2 rtt_update/rtt_timeout/rtt_backoff)."),
+    Mechanism(
+        "rto_backoff_reset", ("new_ack", "rtt_sample"), "rtt_sample", "new_ack", "new_ack",
+        "When a backed-off RTO returns to the estimate: at every new ACK (ns-3; ns-2's "
+        "Full-TCP), or only at an RTT sample, i.e. once a segment sent after the timeout "
+        "is acknowledged (Karn; ns-2's one-way agents: t_backoff_ = 1 in newack()). Their "
+        "go-back-N after a timeout thus runs under the doubled timer."),
+    Mechanism(
+        "rto_restart", ("new_ack", "fast_retransmit"), "fast_retransmit", "fast_retransmit",
+        "new_ack",
+        "When the retransmission timer restarts: at each new ACK (ns-3, RFC 6298), or also "
+        "at a fast retransmit (ns-2 reset_rtx_timer(1, 0); Full-TCP re-arms it with the "
+        "retransmission). Without the restart, a recovery started a few dupacks after the "
+        "last new ACK often ends in a timeout."),
+    Mechanism(
+        "timeout_ssthresh", ("flight", "window"), "window", "window", "flight",
+        "ssthresh at a timeout: half the flight, and kept at a repeated timeout of an "
+        "already retransmitted segment (ns-3), or max(2, min(cwnd, rwnd) / 2) segments at "
+        "every timeout, except while recovering from an ECN echo, which already cut it "
+        "(ns-2 timeout()/slowdown()). Reno already halves the window at a first timeout; "
+        "this adds the repeated ones, the ECN case and the other variants."),
+    Mechanism(
+        "fast_retransmit_guard", ("timeout", "fast_retransmit"), "fast_retransmit",
+        "fast_retransmit", "timeout",
+        "Reno: after which events three duplicate ACKs may fast-retransmit only once the "
+        "cumulative ACK passes the highest segment sent before the event (RFC 6582 s3.2): "
+        "a timeout (aqmlab's Reno until 0.2), or a fast retransmit too (ns-2 bugFix_, on "
+        "by default): a second loss in the window of a Reno recovery then waits for the "
+        "timeout."),
+    Mechanism(
+        "ca_increase", ("whole_bytes", "exact"), "exact", "exact", "whole_bytes",
+        "Congestion avoidance (reno, newreno, sack): cwnd grows by floor(mss^2 / cwnd) "
+        "bytes per ACK (ns-3's TcpNewReno), or exactly 1/cwnd segments (ns-2's opencwnd; "
+        "aqmlab's TcpNs2NewReno keeps the fraction). The truncation is up to a byte per "
+        "ACK: 3 % slower growth at 42 segments of 1000 B."),
+    Mechanism(
+        "dupacks_after_timeout", ("ignored", "limited_transmit"), "limited_transmit",
+        "ignored", "ignored",
+        "Duplicate ACKs after a timeout (no SACK, limited transmit on): ignored until the "
+        "loss state ends (ns-3), or the first two each let the next segment of the "
+        "go-back-N out (ns-2's one-way agents, singledup_ / send_one(); Full-TCP has no "
+        "limited transmit)."),
+    Mechanism(
+        "reno_window", ("ns3", "ns2"), "ns2", "ns3", "ns3",
+        "Reno's window in fast recovery. ns-2's one-way Reno: cwnd = exactly half of "
+        "min(cwnd, rwnd) (CLOSE_CWND_HALF; ssthresh is that rounded down), kept on leaving "
+        "recovery, and every duplicate ACK, the first two included, lets a segment out "
+        "(dupwnd_). ns-3 classic recovery (and ns-2's Full-TCP): cwnd = ssthresh, whole "
+        "segments, and without limited transmit the first two dupacks free nothing. At "
+        "windows of 3-7 segments ns-2's is up to a segment more, hence more dupacks for a "
+        "next loss; with two holes in a window, ns-3 sent new data two dupacks later."),
+)
+
+FIELDS = tuple(m.field for m in MECHANISMS)
+_BY_FIELD = {m.field: m for m in MECHANISMS}
+
+
+def resolve(tcp: Tcp, field: str, one_way: bool = True) -> str:
+    """``tcp.<field>`` with "auto" resolved for a socket of a one-way agent (``one_way``:
+    bulk flows, transfers) or of a web connection (ns-2's Full-TCP)."""
+    value = getattr(tcp, field)
+    if value != "auto":
+        return value
+    m = _BY_FIELD[field]
+    if not tcp.variant_info.classic:
+        return m.modern
+    if field == "rtt_sampling" and tcp.timestamps:
+        return "every_ack"
+    return m.ns2 if one_way else m.ns2_full
+
+
+def ns3_congestion(tcp: Tcp, one_way: bool) -> str:
+    """The congestion-control TypeId: ns-3's TcpNewReno becomes aqmlab's TcpNs2NewReno
+    (ns2_reno_cc.h) with ``ca_increase = "exact"``."""
+    cc = tcp.variant_info.congestion
+    if cc == "ns3::TcpNewReno" and resolve(tcp, "ca_increase", one_way) == "exact":
+        return "aqmlab::TcpNs2NewReno"
+    return cc
+
+
+def ns3_attributes(tcp: Tcp, one_way: bool) -> tuple[tuple[str, str], ...]:
+    """aqmlab socket attributes (aqmlab/engines/ns3/cpp/tcp_socket.h) of the mechanisms."""
+    def on(field: str, value: str) -> str:
+        return "true" if resolve(tcp, field, one_way) == value else "false"
+
+    return (
+        ("RttTimed", on("rtt_sampling", "timed")),
+        ("RtoTicks", on("rto_clock", "ticks")),
+        ("RtoBackoffUntilSample", on("rto_backoff_reset", "rtt_sample")),
+        ("RtoRestartOnFastRetransmit", on("rto_restart", "fast_retransmit")),
+        ("TimeoutHalvesWindow", on("timeout_ssthresh", "window")),
+        ("RenoFastRetransmitGuard", on("fast_retransmit_guard", "fast_retransmit")),
+        ("RenoHalfCwnd", on("reno_window", "ns2")),
+        ("LimitedTransmitAfterTimeout", on("dupacks_after_timeout", "limited_transmit")),
+    )
+
+
+def check(tcp: Tcp) -> None:
+    """Validate the fields' values ("auto" or one of the choices)."""
+    for m in MECHANISMS:
+        check_choice(getattr(tcp, m.field), m.field, ("auto", *m.choices))

@@ -1,0 +1,79 @@
+"""The sender mechanisms where ns-2.35 and ns-3 part ways (aqmlab.kinds.tcp.mechanisms):
+"auto" resolves to ns-2's agent behaviour for reno/newreno/sack and to ns-3's otherwise,
+the fields stay out of scenario hashes at "auto", and the ns-2 engine refuses values its
+agents do not have."""
+
+from __future__ import annotations
+
+import pytest
+
+from aqmlab.engines.ns2 import check
+from aqmlab.errors import ScenarioError
+from aqmlab.kinds.tcp import FULL_TCP, mechanisms
+from aqmlab.scenario import Bulk, Dumbbell, PackMime, RunControl, Scenario, Tcp
+
+
+def attrs(tcp: Tcp, one_way: bool = True) -> dict[str, str]:
+    return dict(tcp.ns3(one_way=one_way).attributes)
+
+
+@pytest.mark.parametrize("variant", ["reno", "newreno", "sack"])
+def test_auto_is_ns2_for_the_variants_ns2_has(variant):
+    t = Tcp(variant=variant)
+    for m in mechanisms.MECHANISMS:
+        assert t.mechanism(m.field) == m.ns2
+        assert t.mechanism(m.field, one_way=False) == m.ns2_full
+    a = attrs(t)
+    assert a["RttTimed"] == a["RtoTicks"] == a["RtoBackoffUntilSample"] == "true"
+    assert attrs(t, one_way=False)["RtoBackoffUntilSample"] == "false"  # Full-TCP's rule
+
+
+@pytest.mark.parametrize("variant", ["cubic", "bbr", "linux-reno"])
+def test_auto_is_ns3_for_the_others(variant):
+    t = Tcp(variant=variant)
+    assert all(t.mechanism(m.field) == m.modern for m in mechanisms.MECHANISMS)
+    a = attrs(t)
+    assert {a[k] for k in ("RttTimed", "RtoTicks", "RtoBackoffUntilSample",
+                           "RtoRestartOnFastRetransmit", "TimeoutHalvesWindow")} == {"false"}
+    assert t.ns3().congestion == t.variant_info.congestion
+
+
+def test_ns2_samples_every_ack_with_timestamps():
+    assert Tcp(timestamps=True).mechanism("rtt_sampling") == "every_ack"
+    assert Tcp().mechanism("rtt_sampling") == "timed"
+
+
+def test_explicit_values_win_and_enter_the_hash():
+    t = Tcp(rtt_sampling="every_ack", ca_increase="whole_bytes")
+    assert t.mechanism("rtt_sampling") == "every_ack"
+    assert t.ns3().congestion == "ns3::TcpNewReno"
+    d = t.to_dict()
+    assert d["rtt_sampling"] == "every_ack" and "rto_clock" not in d
+    assert Tcp().to_dict().keys().isdisjoint(mechanisms.FIELDS)
+
+
+def test_unknown_values_are_refused():
+    with pytest.raises(ScenarioError, match="rto_restart"):
+        Tcp(rto_restart="never")
+
+
+def _scenario(traffic, **tcp) -> Scenario:
+    return Scenario(name="m", topology=Dumbbell(senders=1), tcp=Tcp(**tcp), traffic=traffic,
+                    run=RunControl(duration="5s", engine="ns2"))
+
+
+def test_ns2_refuses_what_its_agents_do_not_do():
+    check(_scenario([Bulk(flows=1)]))
+    for field, value in (("rtt_sampling", "every_ack"), ("rto_clock", "exact"),
+                         ("rto_backoff_reset", "new_ack"), ("rto_restart", "new_ack"),
+                         ("timeout_ssthresh", "flight"), ("ca_increase", "whole_bytes"),
+                         ("fast_retransmit_guard", "timeout"), ("reno_window", "ns3"),
+                         ("dupacks_after_timeout", "ignored")):
+        with pytest.raises(ScenarioError, match=f"tcp.{field}"):
+            check(_scenario([Bulk(flows=1)], **{field: value}))
+    # Reno-only mechanisms do not matter to SACK; web connections are Full-TCP
+    check(_scenario([Bulk(flows=1)], variant="sack", reno_window="ns3"))
+    web = [PackMime(rate=1, tcp=FULL_TCP)]  # the ns-2 engine runs web groups as Full-TCP
+    check(_scenario(web, reno_window="ns3"))
+    with pytest.raises(ScenarioError, match="rto_backoff_reset"):
+        check(_scenario(web, rto_backoff_reset="rtt_sample"))
