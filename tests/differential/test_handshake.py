@@ -114,3 +114,20 @@ def test_a_lost_closing_ack_and_fin_cost_the_server_a_timeout():
         row = _one(engine, reverse=(4, 5))[0]
         assert row.completed and row.timeout, engine
         assert row.response_time_s == pytest.approx(2 * row.base_rtt_s, abs=0.005), engine
+
+
+def test_a_lost_fin_is_resent_under_the_backed_off_timer():
+    """The client's FIN (its 5th packet, after the response's ACK) is lost three times.
+    ns-2's Full-TCP resends it on its retransmission timer, backed off at each timeout:
+    1 s (min_rto), then 2 s and 4 s, so the fourth FIN leaves about 7 s after the first
+    (8.1 s) and the server's ACK of it follows. ns-3 re-armed its FIN timer with its
+    estimator's RTO at every retry (no back-off: the fourth FIN at 4.1 s); with aqmlab's
+    timer (the web "auto" of the timer mechanisms) it backs off too. Counted as arrivals
+    at the bottleneck queues at 6 s (three FINs so far, no ACK of one) and 10 s."""
+    for duration, client, server in (("6s", 7, 2), ("10s", 8, 3)):
+        for engine in ("ns3", "ns2"):
+            sc = scenario(duration=duration).replace(**{"topology.reverse_queue": DropTail(
+                limit=LIMIT, drop_packets=(5, 6, 7), drop_count="all")})
+            df, raw = run(sc, engine, [300], [500])
+            assert df.iloc[0].completed, engine
+            assert arrivals(raw) == {FORWARD: server, REVERSE: client}, (engine, duration)

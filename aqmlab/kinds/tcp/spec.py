@@ -97,7 +97,8 @@ class Tcp(Spec):
       RTT sample does ("rtt_sample": one-way agents).
     - ``fin_retransmit`` "rtt": a passive closer (LAST_ACK) resends its FIN after srtt +
       4 rttvar, without ``min_rto`` (ns-3's LAST_ACK timer); "rto" is ns-2: its
-      retransmission timer, ``min_rto`` included. A web client's FIN follows the response,
+      retransmission timer, ``min_rto`` included (and, where aqmlab computes the timer,
+      backed off at each FIN timeout as ns-2 does). A web client's FIN follows the response,
       so with "rtt" it often acknowledges a response whose ACK was lost before the
       server's RTO fires. Serialised only when "rto".
     - ``ect_retransmissions`` True: with ECN, retransmitted data segments are ECN-capable,

@@ -879,6 +879,10 @@ class AqmTcpSocket : public TcpSocketBase
     ///    (at most max_rto) and cancels the timing of the first one, so the handshake's
     ///    ACK gives no RTT sample (Karn). The back-off then lasts until an RTT sample
     ///    (one-way agents) or the handshake's ACK (Full-TCP, see HandshakeAcked).
+    ///  * Likewise a lone FIN (Full-TCP's; one-way agents have none): ns-3 arms its timer
+    ///    with its own estimator's RTO, recomputed at each retry, so repeated FIN timeouts
+    ///    never back off; ns-2 arms the data timer (rtt_timeout, backed off at every
+    ///    timeout), which with fin_retransmit "rto" resends the passive closer's FIN too.
     void SendEmptyPacket(uint8_t flags) override
     {
         const bool syn = flags & TcpHeader::SYN;
@@ -907,18 +911,20 @@ class AqmTcpSocket : public TcpSocketBase
                 m_synTimeouts += 1;
             }
         }
-        if (!syn || !ManagesRto())
+        const bool fin = flags & TcpHeader::FIN;
+        if (!(syn || fin) || !ManagesRto())
         {
             TcpSocketBase::SendEmptyPacket(flags);
             return;
         }
         // A SYN is only ever resent by its timer; a SYN/ACK also answers a duplicate SYN
         // (dup_syn "answer"), which is no timeout and leaves ns-3's timer alone.
-        const bool retry = m_synCount < m_synRetries &&
-                           (!(flags & TcpHeader::ACK) || timerFired);
+        const bool retry = syn ? m_synCount < m_synRetries &&
+                                     (!(flags & TcpHeader::ACK) || timerFired)
+                               : timerFired;
         if (retry)
         {
-            if (m_tracePort)
+            if (m_tracePort && syn)
             {
                 Trace('Y', m_tcb->m_highTxMark);
             }
