@@ -41,7 +41,7 @@ import pandas as pd
 
 from aqmlab.engines.ns2 import mapping
 from aqmlab.engines.ns2.support import generator
-from aqmlab.plan import Plan, PlanWeb
+from aqmlab.plan import Plan, PlanWeb, group_hosts
 from aqmlab.results.raw import FLOW_COLUMNS
 from aqmlab.scenario import PackMime, Scenario, Tcp
 
@@ -152,12 +152,7 @@ def web_part(scenario: Scenario, plan: Plan) -> WebPart:
 
 def _hosts(plan: Plan, group: PackMime) -> tuple[list[int], list[int]]:
     """A group's (client, server) nodes, as make_plan selects them."""
-    senders = plan.hosts[f"{group.path}.senders"]
-    receivers = plan.hosts[f"{group.path}.receivers"]
-    if group.senders is not None:
-        senders = [senders[i] for i in group.senders]
-    if group.receivers is not None:
-        receivers = [receivers[i] for i in group.receivers]
+    senders, receivers = group_hosts(plan, group)
     if group.direction == "reverse":
         senders, receivers = receivers, senders
     return list(receivers), list(senders)
