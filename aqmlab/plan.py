@@ -15,6 +15,7 @@ import numpy as np
 
 from aqmlab.kinds.queues import QueueBase as Queue
 from aqmlab.kinds.tcp import Tcp
+from aqmlab.kinds.traffic.base import TrafficBase
 from aqmlab.scenario import Dumbbell, Link, ParkingLot, Scenario
 
 
@@ -49,8 +50,9 @@ class PlanFlow:
 @dataclass
 class PlanWeb:
     """Request/response connections of one web traffic group, as arrays (one per connection):
-    the server sends ``response`` bytes after reading ``request`` bytes from the client,
-    which opens the connection at ``start_s``; ``delay_s`` is its extra one-way delay."""
+    the server sends ``response`` bytes ``server_delay_s`` after reading ``request`` bytes
+    from the client, which opens the connection at ``start_s``; ``delay_s`` is its extra
+    one-way delay."""
 
     group: int
     tcp: Tcp
@@ -62,9 +64,18 @@ class PlanWeb:
     delay_s: np.ndarray
     base_rtt_s: np.ndarray
     redraws: int = 0  # draws skipped to satisfy PackMime.elephant (0 = the first draw)
+    #: seconds the server waits between the whole request and its response (None: none)
+    server_delay_s: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.start_s)
+
+    @property
+    def server_delays(self) -> np.ndarray:
+        """``server_delay_s``, zeros when there is none."""
+        if self.server_delay_s is None:
+            return np.zeros(len(self))
+        return self.server_delay_s
 
 
 @dataclass
@@ -219,6 +230,18 @@ class GroupPlanner:
                 link.flow_delay = True
 
 
+def group_hosts(plan: Plan, group: TrafficBase) -> tuple[list[int], list[int]]:
+    """A traffic group's (sender, receiver) nodes: its path's hosts, narrowed to the
+    group's ``senders`` / ``receivers`` indices when it gives them."""
+    senders = plan.hosts[f"{group.path}.senders"]
+    receivers = plan.hosts[f"{group.path}.receivers"]
+    if group.senders is not None:
+        senders = [senders[i] for i in group.senders]
+    if group.receivers is not None:
+        receivers = [receivers[i] for i in group.receivers]
+    return list(senders), list(receivers)
+
+
 def make_plan(scenario: Scenario) -> Plan:
     """Expand ``scenario`` (resolved first) into nodes, links and connections (start times
     and workloads drawn from the seed)."""
@@ -228,12 +251,7 @@ def make_plan(scenario: Scenario) -> Plan:
     _TOPOLOGIES[topo.kind](topo, plan)
     run = scenario.run
     for g, group in enumerate(scenario.traffic):
-        senders = plan.hosts[f"{group.path}.senders"]
-        receivers = plan.hosts[f"{group.path}.receivers"]
-        if group.senders is not None:
-            senders = [senders[i] for i in group.senders]
-        if group.receivers is not None:
-            receivers = [receivers[i] for i in group.receivers]
+        senders, receivers = group_hosts(plan, group)
         tcp = scenario.tcp.with_overrides(group.tcp) if group.tcp else scenario.tcp
         group.plan(GroupPlanner(plan, g, run.seed, run.run, run.duration_s, run.warmup_s, tcp,
                                 senders, receivers))

@@ -96,7 +96,8 @@ class RecordingExperiment:
         return self._flows - 1
 
     def AddWebFlows(self, n: int, *arrays: Any) -> None:
-        """server, client, profile, start, request, response, delay: ``n`` values each."""
+        """server, client, profile, start, request, response, delay, server delay: ``n``
+        values each."""
         self._rec("AddWebFlows", int(n), *(_doubles(a) for a in arrays))
         self._flows += int(n)
 

@@ -21,6 +21,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from aqmlab.workers.pool import pid_alive
+
 __all__ = ["Claims", "REFRESH_S", "STALE_S"]
 
 #: Owners refresh their claims this often; a claim this much older is stale.
@@ -105,7 +107,7 @@ class Claims:
             return True
         info = self.holder(key) or {}
         if info.get("host") == self.host and isinstance(info.get("pid"), int):
-            return not _alive(info["pid"])
+            return not pid_alive(info["pid"])
         return False
 
     def _take_over_if_stale(self, key: str) -> bool:
@@ -132,12 +134,3 @@ class Claims:
         grave.unlink(missing_ok=True)
         return True
 
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True

@@ -9,6 +9,7 @@ runs already stored, so the model can be judged (and refitted) on another machin
 
 from __future__ import annotations
 
+from aqmlab import engines
 from aqmlab.kinds.traffic.mah import MAH_PER_MBPS
 from aqmlab.kinds.traffic.packmime import PACKMIME_PER_CONNECTION
 from aqmlab.scenario import Scenario
@@ -38,9 +39,11 @@ def estimate_cost(scenario: Scenario) -> float:
     bottleneck queue scales the traffic's cost by its kind's ``COST`` (the costliest forward
     queue of a parking lot); the pile-up of an overloaded AQM run is not modelled. Each
     traffic kind gives its own CPU-s per simulated second (``cpu_per_s``; bulk flows cost
-    what the link carries)."""
+    what the link carries). A run on another engine is scaled by its engine's
+    ``relative_cost`` (ns-2.35's measured CPU against ns-3's)."""
     factor = max(q.COST for q in scenario.topology.bottleneck_queues())
-    return 1.0 + (_traffic_cost(scenario.resolve()) - 1.0) * factor
+    engine = engines.get(scenario.run.engine).relative_cost(scenario)
+    return engine * (1.0 + (_traffic_cost(scenario.resolve()) - 1.0) * factor)
 
 
 def _traffic_cost(scenario: Scenario) -> float:

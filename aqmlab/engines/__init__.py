@@ -8,7 +8,8 @@ An engine is a module (``aqmlab.engines.ns3``, ``aqmlab.engines.ns2``) with:
   anything the engine cannot honour, before anything runs;
 * ``simulate(scenario, plan) -> RawRun``: one simulation of the planned network, its
   results as engine-neutral columns (:class:`~aqmlab.results.raw.RawRun`);
-* ``run_meta() -> dict``: engine facts to record with each run (speed-ups in use, ...).
+* ``run_meta() -> dict``: engine facts to record with each run (speed-ups in use, ...);
+* ``relative_cost(scenario) -> float``: its CPU relative to the cost model's (ns-3) figure.
 
 :func:`simulate` is the one path from a scenario to its Results: resolve, check, plan once,
 simulate, tables.

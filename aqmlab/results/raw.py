@@ -8,7 +8,8 @@ the end of the warm-up, so a measured quantity is the difference.
 * ``flows`` per connection (bulk flows and transfers first, in plan order, then web
   connections in plan order): ``data_packets_sent`` (data segments handed to IP,
   retransmissions included), ``data_bytes_sent`` (their payload), ``retrans_packets``,
-  ``timeouts`` (RTO expiries), ``fast_recoveries``, ``bytes_received`` (in-order payload
+  ``timeouts`` (RTO expiries with data outstanding; web connections: every RTO of the
+  server, SYN/ACK and FIN included, as ns-2's Full-TCP ``nrexmit_``), ``fast_recoveries``, ``bytes_received`` (in-order payload
   delivered to the receiving application), ``drops``/``marks`` (data packets of the flow
   dropped / CE-marked by a probed queue), ``ack_drops`` (its pure ACKs dropped by a probed
   queue), ``ecn_reductions`` (window reductions on ECN echoes), ``cwr_recoveries`` (fast

@@ -63,10 +63,7 @@ class EcnBulkParams(Params):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        bad = [s for s in self.schemes if s not in SCHEMES]
-        if bad:
-            raise ValueError(f"{STUDY}/{self.profile}: unknown scheme(s) {bad}; schemes: "
-                             f"{', '.join(SCHEMES)}")
+        self.only("schemes", SCHEMES)
 
 
 _ALL = ("dt", "cons-red", "aggr-red", "cons-ecn", "aggr-ecn")

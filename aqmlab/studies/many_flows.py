@@ -444,7 +444,8 @@ def _rand_vs_sync(x: Inputs) -> pd.DataFrame:
     r = x.data["runs"]
     rnd = r[r.series == "rand"].groupby(["wc", "conn"]).mean(numeric_only=True)
     syn = x.cached(_loss).set_index(["wc", "conn"])
-    return syn.join(rnd, rsuffix="_rand", how="inner")
+    shared = rnd.columns.intersection(syn.columns)
+    return syn.join(rnd.rename(columns={c: f"{c}_rand" for c in shared}), how="inner")
 
 
 @METRICS

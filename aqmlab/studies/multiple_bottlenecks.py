@@ -8,6 +8,10 @@ R0->R1, R1->R2 and R3->R4. Reno over drop-tail vs ECN SACK over Adaptive RED (5 
 68 segments and 340-packet queues for both. Connection rates come from the Weigle
 calibration table (the same PackMime settings, calibrated on a 10 Mb/s dumbbell).
 
+TCP and PackMime are Weigle et al.'s (``examples/weigle_droptail_80.toml``): ns-2's Full-TCP
+semantics (:data:`aqmlab.kinds.tcp.FULL_TCP`) and no server delay, since the study (2005,
+Weigle's group) ran UNC's PackMime before it entered ns-2.30 (2006) with its server delay.
+
 Two settings the paper leaves open are profile axes, and each combination is a *reading*:
 
 * ``cross_loads``: "a total of 15 % link utilization" of cross traffic is read as 15 % per
@@ -73,10 +77,7 @@ class MultipleBottlenecksParams(Params):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        bad = [s for s in self.schemes if s not in SCHEMES]
-        if bad:
-            raise ValueError(f"{STUDY}/{self.profile}: unknown scheme(s) {bad}; schemes: "
-                             f"{', '.join(SCHEMES)}")
+        self.only("schemes", SCHEMES)
 
 
 PROFILES = Profiles(

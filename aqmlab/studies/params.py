@@ -15,7 +15,7 @@ from __future__ import annotations
 import dataclasses
 import types
 import typing
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, TypeVar
 
@@ -42,6 +42,14 @@ class Params:
         for name, tp in _hints(type(self)).items():
             object.__setattr__(self, name, _conform(getattr(self, name), tp,
                                                     f"{self.study}/{self.profile}: {name}"))
+
+    def only(self, field: str, allowed: Iterable[str]) -> None:
+        """Raise ValueError naming ``field`` if any of its values is not in ``allowed``."""
+        known = tuple(allowed)
+        bad = [v for v in getattr(self, field) if v not in known]
+        if bad:
+            raise ValueError(f"{self.study}/{self.profile}: unknown {field} {bad}; "
+                             f"{field}: {', '.join(known)}")
 
     @property
     def name(self) -> str:

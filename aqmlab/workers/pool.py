@@ -124,7 +124,7 @@ def remove_stale_logdirs(tmp: str | os.PathLike | None = None) -> int:
     old = time.time() - STALE_LOGDIR_S
     for d in Path(tmp or tempfile.gettempdir()).glob(f"{LOGDIR_PREFIX}*-*"):
         pid = d.name[len(LOGDIR_PREFIX):].split("-", 1)[0]
-        if not pid.isdigit() or int(pid) == os.getpid() or _pid_alive(int(pid)):
+        if not pid.isdigit() or int(pid) == os.getpid() or pid_alive(int(pid)):
             continue
         try:
             if d.stat().st_mtime > old:
@@ -136,7 +136,8 @@ def remove_stale_logdirs(tmp: str | os.PathLike | None = None) -> int:
     return n
 
 
-def _pid_alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
+    """Whether process ``pid`` exists on this host (one owned by another user counts)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:

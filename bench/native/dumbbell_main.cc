@@ -236,12 +236,12 @@ main(int argc, char** argv)
         {
             const auto n = f.UInt();
             std::vector<std::vector<double>> a;
-            for (int i = 0; i < 7; ++i)
+            for (int i = 0; i < 8; ++i)
             {
                 a.push_back(f.Doubles());
             }
             exp->AddWebFlows(n, a[0].data(), a[1].data(), a[2].data(), a[3].data(),
-                             a[4].data(), a[5].data(), a[6].data());
+                             a[4].data(), a[5].data(), a[6].data(), a[7].data());
         }
         else if (call == "AddBrowsing")
         {

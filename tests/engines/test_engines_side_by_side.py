@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from aqmlab.engines import ns2
+from aqmlab.kinds.tcp import FULL_TCP
 from aqmlab.scenario import (
     Bulk,
     DropTail,
@@ -31,7 +32,7 @@ def test_both_engines_make_the_same_tables(simulate):
         name="side-by-side",
         topology=Dumbbell(senders=2, receivers=2, bottleneck=Link(rate="10Mbps", delay="10ms"),
                           forward_queue=Red(limit="60p", min_th=5, max_th=20)),
-        tcp=Tcp(), traffic=[Bulk(flows=2), PackMime(rate=5, tcp={"limited_transmit": False})],
+        tcp=Tcp(), traffic=[Bulk(flows=2), PackMime(rate=5, tcp=FULL_TCP)],
         run=RunControl(duration="12s", warmup="2s", sample_interval="500ms"))
     a, b = simulate(sc), run_ns2(sc)
     for name in TABLES:

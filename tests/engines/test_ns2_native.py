@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from aqmlab.engines import ns2
+from aqmlab.kinds.tcp import FULL_TCP
 from aqmlab.scenario import DropTail, Dumbbell, Link, PackMime, RunControl, Scenario, Tcp
 from tests.engines.ns2run import run
 
@@ -20,7 +21,7 @@ def web(rate: float, limit: str = "148p", seed: int = 1, rtt: str = "packmime",
         topology=Dumbbell(senders=1, receivers=1, bottleneck=Link(rate=bottleneck, delay="1ms"),
                           access=Link(rate="100Mbps", delay="0ms"),
                           forward_queue=DropTail(limit=limit)),
-        tcp=Tcp(mss=1420, limited_transmit=False, min_rto="1s", initial_rto="6s",
+        tcp=Tcp(mss=1420, min_rto="1s", initial_rto="6s", **FULL_TCP,
                 rcv_window=105080),
         traffic=[PackMime(rate=rate, rtt=rtt, generator="ns2", **fields)],
         run=RunControl(duration="60s", warmup="5s", seed=seed, sample_interval=None))

@@ -11,6 +11,7 @@ import pytest
 from aqmlab.engines.ns2 import check, mapping, tcl, web
 from aqmlab.errors import ScenarioError
 from aqmlab.kinds.queues import CoDel
+from aqmlab.kinds.tcp import FULL_TCP
 from aqmlab.kinds.traffic import Mah, PackMime
 from aqmlab.plan import make_plan
 from aqmlab.scenario import (
@@ -46,7 +47,7 @@ def base(**kw) -> Scenario:
     (base(topology=Dumbbell(reverse_queue=DropTail(limit="30000B"))),
      "topology.reverse_queue.limit"),
     (base(topology=Dumbbell(forward_queue=DropTail(limit="20p", drop_packets=(3,)))),
-     "topology.forward_queue.drop_packets"),
+     "topology.forward_queue.drop_count"),
     (base(topology=Dumbbell(forward_queue=Ared(ecn=True))),
      "topology.forward_queue.ecn_above_max_th"),
     (base(topology=Dumbbell(forward_queue=Red(ecn=True, adaptive=True))),
@@ -60,6 +61,15 @@ def base(**kw) -> Scenario:
     (base(traffic=[PackMime(rate=5)]), "tcp.limited_transmit"),
     (base(tcp=Tcp(limited_transmit=False, timestamps=True), traffic=[PackMime(rate=5)]),
      "tcp.timestamps"),
+    (base(tcp=Tcp(limited_transmit=False), traffic=[PackMime(rate=5)]), "tcp.ack_rule"),
+    (base(tcp=Tcp(limited_transmit=False, ack_rule="full_tcp"), traffic=[PackMime(rate=5)]),
+     "tcp.syn_timeout"),
+    (base(tcp=Tcp(limited_transmit=False, ack_rule="full_tcp", syn_timeout="full_tcp"),
+          traffic=[PackMime(rate=5)]), "tcp.fin_retransmit"),
+    (base(tcp=Tcp(limited_transmit=False, ack_rule="full_tcp", syn_timeout="full_tcp",
+                  fin_retransmit="rto"), traffic=[PackMime(rate=5)]), "tcp.dup_syn"),
+    (base(tcp=Tcp(ecn=True, ect_retransmissions=False)), "tcp.ect_retransmissions"),
+    (base(tcp=Tcp(ack_rule="full_tcp", delayed_ack=True)), "tcp.ack_rule"),
 ])
 def test_check_refuses_what_ns2_cannot_honour_naming_the_field(scenario, field):
     with pytest.raises(ScenarioError) as err:
@@ -71,8 +81,10 @@ def test_check_accepts_the_papers_settings():
     check(base(topology=Dumbbell(forward_queue=Ared(ecn=True, ecn_above_max_th="mark")),
                tcp=Tcp(variant="sack", ecn=True, delayed_ack=True)))
     check(base(topology=Dumbbell(forward_queue=Red(ecn=True)), tcp=Tcp(ecn=True)))
-    check(base(tcp=Tcp(limited_transmit=False, variant="newreno"),
+    check(base(tcp=Tcp(variant="newreno", **FULL_TCP),
                traffic=[PackMime(rate=5), PackMime(rate=5, direction="reverse")]))
+    check(base(topology=Dumbbell(forward_queue=Ared(ecn=True, ecn_above_max_th="mark_p")),
+               tcp=Tcp(variant="sack", ecn=True, **FULL_TCP), traffic=[PackMime(rate=5)]))
     check(base(topology=ParkingLot(), traffic=[Bulk(), Bulk(path="cross:1")]))
 
 
@@ -175,7 +187,7 @@ def _native(group: PackMime) -> PackMime:
     (PackMime(rate=5, receivers=[0, 1]), "traffic[0].receivers"),
 ])
 def test_check_refuses_what_ns2_packmime_cannot_draw(group, field):
-    sc = base(topology=Dumbbell(senders=3, receivers=3), tcp=Tcp(limited_transmit=False),
+    sc = base(topology=Dumbbell(senders=3, receivers=3), tcp=Tcp(**FULL_TCP),
               traffic=[_native(group)])
     with pytest.raises(ScenarioError) as err:
         check(sc)

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from aqmlab.engines import ns2
+from aqmlab.kinds.tcp import FULL_TCP
 from aqmlab.plan import make_plan
 from aqmlab.results import tables
 from aqmlab.scenario import DropTail, Dumbbell, Link, PackMime, RunControl, Scenario, Tcp
@@ -16,7 +17,7 @@ from tests.engines.ns2run import run
 pytestmark = [pytest.mark.ns2,
               pytest.mark.skipif(not ns2.available(), reason="ns-2 (`ns`) is not installed")]
 
-WEB_TCP = Tcp(mss=1420, limited_transmit=False, min_rto="1s", initial_rto="6s",
+WEB_TCP = Tcp(mss=1420, min_rto="1s", initial_rto="6s", **FULL_TCP,
               rcv_window=105080)
 
 

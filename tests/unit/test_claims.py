@@ -152,7 +152,7 @@ def test_profile_overrides_and_which_claims_a_profile_decides():
         ecn_bulk.profile("quick", bogus=1)
     with pytest.raises(ValueError, match="unknown profile"):
         ecn_bulk.profile("huge")
-    with pytest.raises(ValueError, match="unknown scheme\\(s\\) \\['red'\\]"):
+    with pytest.raises(ValueError, match="unknown schemes \\[.red.\\]"):
         ecn_bulk.profile("quick", schemes=["dt", "red"])
     profiles = {c.id: c.profiles for c in tail_drop.CLAIMS.specs()}
     assert profiles["C-98-short-small-q"] == ("quick", "full")

@@ -66,3 +66,15 @@ def test_cost_model_charges_a_parking_lot_its_costliest_hop_queue():
     hop = {"topology.queues": [{}, {"forward": {"kind": "fq_codel"}}]
            + [{}] * (lot.topology.hops - 2)}
     assert estimate_cost(lot.replace(**hop)) - 1 == pytest.approx(1.35 * (estimate_cost(lot) - 1))
+
+
+def test_a_run_on_ns2_costs_its_engine_s_measured_share():
+    """The same scenario on ns-2.35 is costed at ns-2's measured CPU relative to ns-3's, web
+    (Full-TCP) and one-way bulk agents each with their own factor."""
+    from aqmlab.engines import ns2
+
+    for name, kind in (("weigle_droptail_80", "web"), ("pentikousis_ecn_5clients", "bulk")):
+        sc = example(name)
+        on_ns2 = sc.replace(**{"run.engine": "ns2"})
+        assert estimate_cost(on_ns2) == pytest.approx(
+            ns2.RELATIVE_COST[kind] * estimate_cost(sc))

@@ -72,12 +72,12 @@ def test_mapping_selects_the_drop_list_queue_disc():
     cfg = queue_config(DropTail(limit="50p", drop_packets=(14, 26, 28)), 1.5e6, 0.05)
     assert cfg.type_id == "aqmlab::DropListQueueDisc"
     # ns-2 accounting as for MaxSize: 1 packet in the device queue + 1 in transmission.
-    assert cfg.attributes == (("Limit", "48"), ("Drops", "14,26,28"))
-    assert cfg.flat() == ["Limit", "48", "Drops", "14,26,28"]
+    assert cfg.attributes == (("Limit", "48"), ("Drops", "14,26,28"), ("Count", "data"))
+    assert cfg.flat() == ["Limit", "48", "Drops", "14,26,28", "Count", "data"]
     assert cfg.red_wq == 0.0
 
 
 def test_mapping_of_an_empty_drop_list():
     cfg = queue_config(DropTail(limit="3p", drop_packets=()), 10e6, 0.01)
     assert cfg.type_id == "aqmlab::DropListQueueDisc"
-    assert dict(cfg.attributes) == {"Limit": "1", "Drops": ""}
+    assert dict(cfg.attributes) == {"Limit": "1", "Drops": "", "Count": "data"}

@@ -1,5 +1,6 @@
-"""RED/ARED ``ecn_above_max_th``: ns-2's gentle-region rule (drop ECN-capable packets once
-the average reaches max_th) or ns-3's (mark them). Validation, hashes, mapping."""
+"""RED/ARED ``ecn_above_max_th``: the papers' ns-2 gentle-region rule (drop ECN-capable
+packets once the average reaches max_th), ns-3's (mark them) or ns-2.35's (mark while the
+early probability is below mark_p). Validation, hashes, mapping."""
 
 from __future__ import annotations
 
@@ -31,7 +32,7 @@ def test_marking_above_max_th_with_hard_drop_off_needs_the_mark_rule():
 @pytest.mark.parametrize("cls", [Red, Ared])
 def test_default_is_ns2s_drop_and_bad_values_name_the_field(cls):
     assert cls().ecn_above_max_th == "drop"
-    with pytest.raises(ScenarioError, match="drop, mark") as err:
+    with pytest.raises(ScenarioError, match="drop, mark, mark_p") as err:
         cls(ecn=True, ecn_above_max_th="ns3")
     assert err.value.field == "ecn_above_max_th"
 
@@ -61,14 +62,30 @@ def test_rule_round_trips_through_json_and_toml(value):
 
 
 @pytest.mark.parametrize("cls", [Red, Ared])
-def test_mapping_wraps_red_only_for_ecn_with_the_drop_rule(cls):
+def test_mapping_wraps_red_only_for_ecn_with_ns2s_rules(cls):
     drop = queue_config(cls(ecn=True), 10e6, 0.02)
+    mark_p = queue_config(cls(ecn=True, ecn_above_max_th="mark_p", mark_p=0.2), 10e6, 0.02)
     mark = queue_config(cls(ecn=True, ecn_above_max_th="mark"), 10e6, 0.02)
     plain = queue_config(cls(), 10e6, 0.02)
-    assert drop.type_id == WRAPPED
+    assert drop.type_id == mark_p.type_id == WRAPPED
     assert mark.type_id == plain.type_id == "ns3::RedQueueDisc"
-    assert drop.attributes == mark.attributes  # the wrapped child is configured the same
+    # the wrapper takes its own two attributes; the wrapped child is configured the same
+    assert drop.attributes[-2:] == (("Rule", "drop"), ("MarkP", "0.1"))
+    assert mark_p.attributes[-2:] == (("Rule", "mark_p"), ("MarkP", "0.2"))
+    assert drop.attributes[:-2] == mark_p.attributes[:-2] == mark.attributes
     assert dict(drop.attributes)["UseEcn"] == "true"
+
+
+@pytest.mark.parametrize("cls", [Red, Ared])
+def test_mark_p_is_validated_and_serialised_only_with_its_rule(cls):
+    with pytest.raises(ScenarioError) as err:
+        cls(ecn=True, ecn_above_max_th="mark_p", mark_p=0)
+    assert err.value.field == "mark_p"
+    assert "mark_p" not in cls(ecn=True).to_dict()
+    assert "mark_p" not in cls(mark_p=0.3).to_dict()  # no ECN: no rule
+    assert cls(ecn=True, ecn_above_max_th="mark_p").to_dict()["mark_p"] == 0.1
+    a, b = (dumbbell(cls(ecn=True, ecn_above_max_th="mark_p", mark_p=p)) for p in (0.1, 0.2))
+    assert a.hash != b.hash
 
 
 def test_weigle_arms_name_the_ecn_rule():

@@ -9,7 +9,7 @@ import pytest
 
 from aqmlab.engines.ns2 import check
 from aqmlab.errors import ScenarioError
-from aqmlab.kinds.tcp import mechanisms
+from aqmlab.kinds.tcp import FULL_TCP, mechanisms
 from aqmlab.scenario import Bulk, Dumbbell, PackMime, RunControl, Scenario, Tcp
 
 
@@ -73,7 +73,7 @@ def test_ns2_refuses_what_its_agents_do_not_do():
             check(_scenario([Bulk(flows=1)], **{field: value}))
     # Reno-only mechanisms do not matter to SACK; web connections are Full-TCP
     check(_scenario([Bulk(flows=1)], variant="sack", reno_window="ns3"))
-    web = [PackMime(rate=1, tcp={"limited_transmit": False})]
+    web = [PackMime(rate=1, tcp=FULL_TCP)]  # the ns-2 engine runs web groups as Full-TCP
     check(_scenario(web, reno_window="ns3"))
     with pytest.raises(ScenarioError, match="rto_backoff_reset"):
         check(_scenario(web, rto_backoff_reset="rtt_sample"))

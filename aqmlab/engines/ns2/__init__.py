@@ -52,7 +52,7 @@ from aqmlab.results.raw import RawRun
 
 NAME = "ns2"
 
-__all__ = ["NAME", "version", "available", "check", "simulate", "run_meta"]
+__all__ = ["NAME", "version", "available", "check", "relative_cost", "simulate", "run_meta"]
 
 
 def simulate(scenario, plan, *, workdir=None, timeout=None, keep=False,
@@ -84,6 +84,18 @@ def simulate(scenario, plan, *, workdir=None, timeout=None, keep=False,
     if own and not keep:
         shutil.rmtree(wd, ignore_errors=True)
     return raw
+
+
+#: CPU of an ns-2.35 run relative to the same run on ns-3 (the cost model's unit), measured
+#: side by side by ``bench/bench_vs_ns2.py`` (whole ``ns`` process against ns-3's worker run):
+#: web traffic (Full-TCP agents, one per connection) and one-way bulk agents differ.
+RELATIVE_COST = {"web": 0.5, "bulk": 0.15}
+
+
+def relative_cost(scenario) -> float:
+    """CPU of ``scenario`` on ns-2.35 relative to the cost model's ns-3 figure."""
+    web = any(g.cpu_per_s(1.0) is not None for g in scenario.traffic)
+    return RELATIVE_COST["web" if web else "bulk"]
 
 
 def run_meta() -> dict[str, object]:

@@ -65,15 +65,16 @@ proc aq_link {a b rate delay qtype settings} {
     }
 }
 
-# Drop the listed packets of link a->b: ErrorModel/List at the link's head (before its
-# monitors' drop trace) numbers every packet 0, 1, 2...; in a one-flow scenario packet 0
-# is the one-way agent's 40-byte SYN, so data packet k (1-based, aqmlab) is number k.
-proc aq_droplist {a b drops} {
+# Deterministic drops on link a->b: the link's packets numbered in `list` (from 0, every
+# packet: ErrorModel/List) are dropped at the link's head, ahead of the queue, to the
+# link's drop head; a probe attached later counts them as arrivals and drops, as ns-3's
+# drop-list queue does (aqmlab.engines.ns2.mapping says how aqmlab's numbers map).
+proc aq_drop_list {a b list} {
     global ns N
     set em [new ErrorModel/List]
     $em unit pkt
-    $em droplist $drops
-    [$ns link $N($a) $N($b)] errormodule $em
+    $em droplist $list
+    $ns lossmodel $em $N($a) $N($b)
 }
 
 # Manual routing on a tree: a host sends everything to its one neighbour; a router gets

@@ -5,9 +5,11 @@ Queues (one ns-2 queue object per link direction, as ``$ns simplex-link`` create
 - ``droptail`` -> ``Queue/DropTail``, ``limit_`` = aqmlab's ``limit`` unchanged: aqmlab's
   limit already follows ns-2's accounting (``q + 1 >= limit_`` drops, so ``limit - 1``
   packets wait, the one in transmission is not in the queue). ``drop_packets`` -> an
-  ``ErrorModel/List`` at the link's head, which numbers every packet of the link: only
-  with one bulk flow or transfer, whose 40-byte packet 0 is number 0, so that the numbers
-  are aqmlab's data-packet arrival numbers.
+  ``ErrorModel/List`` at the link's head (ahead of the queue, behind the queue monitor's
+  arrival count, dropping to the link's drop head like the queue), whose ``droplist``
+  numbers every packet of the link from 0: with ``drop_count = "all"`` aqmlab's arrival
+  number k is k - 1; with "data" (only with one bulk flow or transfer, whose header-only
+  packet 0 is number 0 and whose other packets are data) data packet k is number k.
 - ``red`` -> ``Queue/RED``: ``thresh_``/``maxthresh_`` = min_th/max_th (waiting packets, as
   aqmlab means them), ``linterm_`` = 1/max_p, ``q_weight_`` = w_q (0, -1, -2 select ns-2's
   own automatic weights, as in aqmlab), ``gentle_``, ``wait_``, ``mean_pktsize_``,
@@ -25,9 +27,8 @@ Queues (one ns-2 queue object per link direction, as ``$ns simplex-link`` create
   max_th) is exact for RED with a fixed max_p: ``mark_p_ = max_p`` (p < max_p exactly when
   avg < max_th); ``"mark"`` is ``use_mark_p_ 0``. ARED (and RED with ``adaptive``) moves
   max_p, which ``mark_p_`` cannot follow: ``"drop"`` is refused there
-  (:mod:`aqmlab.engines.ns2.support`). ns-2.35's own rule (mark while p < mark_p_, a
-  ``mark_p`` field or 0.1) is ``ecn_above_max_th = "mark_p"``, should the scenario model
-  offer it. With ``use_mark_p_ 1`` ns-2 has no forced region: above 2 max_th (gentle) the
+  (:mod:`aqmlab.engines.ns2.support`). ns-2.35's own rule (mark while p < mark_p_) is
+  ``ecn_above_max_th = "mark_p"`` with the queue's ``mark_p``. With ``use_mark_p_ 1`` ns-2 has no forced region: above 2 max_th (gentle) the
   early test drops with p = 1, counted as unforced.
 
 TCP (one-way agents for bulk flows and transfers, Full-TCP for web connections):
@@ -55,14 +56,25 @@ TCP (one-way agents for bulk flows and transfers, Full-TCP for web connections):
   ``rtt_alpha``/``rtt_beta`` -> ``T_SRTT_BITS``/``T_RTTVAR_BITS`` (powers of 1/2 only).
 - ``delayed_ack`` -> ``Agent/TCPSink/DelAck`` (one-way) / ``segsperack_ 2`` (Full-TCP),
   ``delack_timeout`` -> ``interval_``. Full-TCP with ``segsperack_ 1`` still holds the ACK
-  of a segment shorter than the MSS for ``interval_`` unless data or a FIN carries it.
+  of a segment shorter than the MSS until the next tick of its ``interval_`` clock unless
+  data or a FIN carries it: that is ``ack_rule = "full_tcp"``, which web groups need;
+  one-way sinks ACK every segment (``TCPSink``), every second one with a timer from the
+  held one (``DelAck``): ``ack_rule = "segments"``, or "full_tcp" without delayed ACKs
+  (every segment is full-sized).
+- ``dup_syn``: Full-TCP ignores a duplicate SYN in SYN_RECEIVED ("ignore", which web groups
+  need); ``syn_timeout``: its SYN and SYN/ACK timeouts are handled as any timeout
+  ("full_tcp", which web groups need); ``fin_retransmit``: a FIN is resent on the
+  retransmission timer ("rto", which web groups need); one-way agents have no SYN. ``ect_retransmissions``: ns-2's agents always
+  send retransmitted data ECN-capable (True, required with ECN).
 - ``nagle`` -> Full-TCP's ``nodelay_`` (its negation; ns-2's default is Nagle on, aqmlab's
   off unless a study sets it).
 - The retransmission timer and Reno recovery (:mod:`aqmlab.kinds.tcp.mechanisms`:
   ``rtt_sampling``, ``rto_clock``, ``rto_backoff_reset``, ``rto_restart``,
-  ``timeout_ssthresh``, ``fast_retransmit_guard``, ``reno_window``) are how ns-2's agents
-  work, with nothing to set: "auto" is their behaviour, and any other value is refused
-  (:mod:`aqmlab.engines.ns2.support`). ``bugFix_`` stays on.
+  ``timeout_ssthresh``, ``fast_retransmit_guard``, ``ca_increase``, ``reno_window``,
+  ``dupacks_after_timeout``) are how ns-2's agents work, with nothing to set: "auto" is
+  their behaviour (the one-way agents' for bulk flows and transfers, Full-TCP's for web
+  connections), and any other value is refused (:mod:`aqmlab.engines.ns2.support`).
+  ``bugFix_`` stays on.
 - ``max_seg_lifetime``: ns-2 has no TIME_WAIT; ``snd_buffer``: ns-2 senders have an
   unlimited buffer (aqmlab's default never limits); ``max_retries``: ns-2 never gives up.
 """
@@ -101,6 +113,7 @@ class QueueConfig:
     ecn: bool = False
     byte_mode: bool = False
     mean_pkt_size: int = 500
+    drop_list: tuple[int, ...] = ()  # the link's packets (from 0) an ErrorModel/List drops
 
     def flat(self) -> list[str]:
         return [x for pair in self.settings for x in pair]
@@ -121,7 +134,7 @@ def _ecn_settings(q: Red | Ared, max_p: float) -> tuple[tuple[str, str], ...]:
         return (("setbit_", "0"),)
     if q.ecn_above_max_th == "mark":
         return (("setbit_", "1"), ("use_mark_p_", "0"))
-    mark_p = getattr(q, "mark_p", 0.1) if q.ecn_above_max_th == "mark_p" else max_p
+    mark_p = q.mark_p if q.ecn_above_max_th == "mark_p" else max_p
     return (("setbit_", "1"), ("use_mark_p_", "1"), ("mark_p_", repr(mark_p)))
 
 
@@ -130,7 +143,10 @@ def queue_config(q: Queue | None, rate_bps: float) -> QueueConfig:
     if q is None:
         return QueueConfig("DropTail", (("limit_", "1000000"),))
     if isinstance(q, DropTail):
-        return QueueConfig("DropTail", (("limit_", str(_limit_packets(q, 1))),))
+        shift = 1 if q.drop_count == "all" else 0  # "data": packet 0 is the SYN
+        drops = tuple(sorted(i - shift for i in q.drop_packets or ()))
+        return QueueConfig("DropTail", (("limit_", str(_limit_packets(q, 1))),),
+                           drop_list=drops)
     if isinstance(q, Red):
         byte = q.mode == "byte"
         settings = (

@@ -33,11 +33,12 @@ def _one_flow(scenario: Scenario) -> bool:
 
 def _queue(path: str, q, one_flow: bool) -> None:
     if isinstance(q, DropTail):
-        if q.drop_packets is not None and not one_flow:
-            raise ScenarioError(f"{path}.drop_packets", q.drop_packets,
-                                "the ns-2 engine drops listed packets (ErrorModel/List) "
-                                "only in a scenario of one bulk flow or transfer",
-                                "ns-2 numbers every packet of the link, not data packets")
+        if q.drop_packets is not None and q.drop_count != "all" and not one_flow:
+            raise ScenarioError(f"{path}.drop_count", q.drop_count,
+                                "ns-2's ErrorModel/List numbers every packet of the link, so "
+                                "the ns-2 engine numbers data packets only in a scenario of "
+                                "one bulk flow or transfer (whose packet 0 is its header-only SYN)",
+                                'set drop_count = "all" (every packet arriving is numbered)')
         if q.limit_size[1] != "p":
             raise ScenarioError(f"{path}.limit", q.limit,
                                 "the ns-2 engine needs a drop-tail limit in packets",
@@ -89,6 +90,25 @@ def _tcp(t: Tcp, k: int | None, group_tcp: dict | None, full_tcp: bool) -> None:
     if full_tcp and t.timestamps:
         fail("timestamps", "ns-2's DelayBox recognises only 40-byte SYNs, so web "
              "connections cannot carry the timestamp option")
+    if t.ecn and not t.ect_retransmissions:
+        fail("ect_retransmissions", "ns-2's agents send every data packet ECN-capable, "
+             "retransmissions included")
+    if full_tcp and t.ack_rule != "full_tcp":
+        fail("ack_rule", "ns-2's Full-TCP (web connections) acknowledges by bytes, holding "
+             "a short segment's ACK for the delayed-ACK tick", 'set ack_rule = "full_tcp" '
+             "for web traffic")
+    if full_tcp and t.syn_timeout != "full_tcp":
+        fail("syn_timeout", "ns-2's Full-TCP handles a SYN or SYN/ACK timeout as any "
+             "timeout", 'set syn_timeout = "full_tcp" for web traffic')
+    if full_tcp and t.fin_retransmit != "rto":
+        fail("fin_retransmit", "ns-2's Full-TCP resends a FIN on its retransmission timer",
+             'set fin_retransmit = "rto" for web traffic')
+    if full_tcp and t.dup_syn != "ignore":
+        fail("dup_syn", "ns-2's Full-TCP ignores a duplicate SYN and resends its SYN/ACK on "
+             "its own timer", 'set dup_syn = "ignore" for web traffic')
+    if not full_tcp and t.ack_rule == "full_tcp" and t.delayed_ack:
+        fail("ack_rule", "ns-2's one-way DelAck sink times a held ACK from its segment, "
+             "not on a clock tick", 'use ack_rule = "segments" with delayed_ack')
     _mechanisms(t, full_tcp, fail)
 
 

@@ -152,9 +152,8 @@ def script_text(scenario: Scenario, plan: Plan, web: WebPart | None = None,
             q = queues[i][d]
             out.append(f"aq_link {a} {b} {_num(link.rate_bps)} {_num(link.delay_s)} "
                        f"{q.qtype} {_tcl_list(q.flat())}")
-            drops = getattr(link.queues[d], "drop_packets", None)
-            if drops:
-                out.append(f"aq_droplist {a} {b} {_tcl_list(sorted(drops))}")
+            if q.drop_list:
+                out.append(f"aq_drop_list {a} {b} {_tcl_list(q.drop_list)}")
     out += routes(plan)
     probe = 0
     for i, link in enumerate(plan.links):

@@ -2,8 +2,8 @@
 ns-2.35's own PackMimeHTTP generator.
 
 Replay (a group's ``generator`` "aqmlab", the default) gives ns-2 the very connections
-ns-3 gets: the plan's start times, request and response sizes, client/server nodes and
-extra one-way delays (web_replay.tcl says how). Native (``generator`` "ns2") runs
+ns-3 gets: the plan's start times, request and response sizes, client/server nodes, extra
+one-way delays and server delays (web_replay.tcl says how). Native (``generator`` "ns2") runs
 PackMimeHTTP at the group's ``rate`` between its clients and servers (PackMime pairs
 client i with server i), with DelayBox and ``PackMimeHTTPXmit`` delays on both sides when
 the group has PackMime RTTs, and ns-2.35's server delay unless the group says
@@ -41,7 +41,7 @@ import pandas as pd
 
 from aqmlab.engines.ns2 import mapping
 from aqmlab.engines.ns2.support import generator
-from aqmlab.plan import Plan, PlanWeb
+from aqmlab.plan import Plan, PlanWeb, group_hosts
 from aqmlab.results.raw import FLOW_COLUMNS
 from aqmlab.scenario import PackMime, Scenario, Tcp
 
@@ -100,7 +100,8 @@ def replay_data(webs: list[tuple[int, PlanWeb, int]]) -> str:
         "fid": fid_base(g) + np.arange(len(w)), "client": w.client.astype(np.int64),
         "server": w.server.astype(np.int64), "profile": prof, "start": w.start_s,
         "request": w.request.astype(np.int64), "response": w.response.astype(np.int64),
-        "delay_ms": w.delay_s * 1000.0}) for g, w, prof in webs]
+        "delay_ms": w.delay_s * 1000.0, "server_delay": w.server_delays})
+        for g, w, prof in webs]
     df = pd.concat(frames, ignore_index=True).sort_values(["start", "fid"], kind="stable")
     return df.to_csv(sep=" ", header=False, index=False, float_format="%.17g")
 
@@ -151,12 +152,7 @@ def web_part(scenario: Scenario, plan: Plan) -> WebPart:
 
 def _hosts(plan: Plan, group: PackMime) -> tuple[list[int], list[int]]:
     """A group's (client, server) nodes, as make_plan selects them."""
-    senders = plan.hosts[f"{group.path}.senders"]
-    receivers = plan.hosts[f"{group.path}.receivers"]
-    if group.senders is not None:
-        senders = [senders[i] for i in group.senders]
-    if group.receivers is not None:
-        receivers = [receivers[i] for i in group.receivers]
+    senders, receivers = group_hosts(plan, group)
     if group.direction == "reverse":
         senders, receivers = receivers, senders
     return list(receivers), list(senders)

@@ -1,9 +1,10 @@
 # aqmlab ns-2 engine: web connections replayed from aqmlab's plan (web.dat), by Full-TCP
 # agents with Application/TcpApp on both ends. web.dat holds one connection per line, in
-# start order:  fid client server profile start request response delay_ms
+# start order:  fid client server profile start request response delay_ms server_delay
 # (k below is the connection's flow id, which its packets carry)
 # At `start` the client's TcpApp sends `request` bytes (the SYN leaves at once); when the
-# server's TcpApp has them all it sends `response` bytes with a FIN on the last segment;
+# server's TcpApp has them all it waits `server_delay` seconds (0: none; PackMime's server
+# delay drawn by aqmlab), then sends `response` bytes, with a FIN once the last is sent;
 # when the client's TcpApp has them all, the response is complete. The client closes in
 # turn; when its close completes, the agent pair goes back to a pool for the same
 # (client, server, profile). Each use gets fresh ports (old ones lead to the null agent),
@@ -71,7 +72,7 @@ proc aq_web_port {agent node} {
 
 proc aq_web_open {} {
     global AQ ns
-    lassign $AQ(web,next) k c s prof start req resp dms
+    lassign $AQ(web,next) k c s prof start req resp dms sdelay
     set key $c,$s,$prof
     if {[info exists AQ(pool,$key)] && [llength $AQ(pool,$key)]} {
         set pair [lindex $AQ(pool,$key) 0]
@@ -87,7 +88,7 @@ proc aq_web_open {} {
     $st listen
     $ct set fid_ $k
     $st set fid_ $k
-    set AQ(conn,$k) [list $ct $st $ca $sa $key $resp $start]
+    set AQ(conn,$k) [list $ct $st $ca $sa $key $resp $start $sdelay]
     set AQ(agent,$ct) $k
     lappend AQ(web,open) $k
     if {[info exists AQ(rv,$c,$s)]} {
@@ -98,6 +99,19 @@ proc aq_web_open {} {
 }
 
 proc aq_web_request {k} {
+    global AQ ns
+    if {![info exists AQ(conn,$k)]} {
+        return
+    }
+    set sdelay [lindex $AQ(conn,$k) 7]
+    if {$sdelay > 0} {
+        $ns after $sdelay [list aq_web_respond $k]
+    } else {
+        aq_web_respond $k
+    }
+}
+
+proc aq_web_respond {k} {
     global AQ
     if {![info exists AQ(conn,$k)]} {
         return

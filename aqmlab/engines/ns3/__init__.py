@@ -21,7 +21,7 @@ from aqmlab.plan import Plan
 from aqmlab.results.raw import RawRun
 from aqmlab.scenario import Scenario
 
-__all__ = ["NAME", "available", "check", "run_meta", "simulate", "test_abort", "version",
+__all__ = ["NAME", "available", "check", "relative_cost", "run_meta", "simulate", "test_abort", "version",
            "warm_up"]
 
 NAME = "ns3"
@@ -40,17 +40,13 @@ def available() -> bool:
 
 
 def check(scenario: Scenario) -> None:
-    """Refuse what only the ns-2 engine can do: ns-2.35's own PackMimeHTTP generator, and
-    (for now) its server delay. Every kind aqmlab defines maps onto ns-3."""
+    """Refuse what only the ns-2 engine can do: ns-2.35's own PackMimeHTTP generator. Every
+    kind aqmlab defines maps onto ns-3."""
     for k, group in enumerate(scenario.traffic):
         if getattr(group, "generator", "aqmlab") != "aqmlab":
             raise ScenarioError(f"traffic[{k}].generator", group.generator,
                                 "ns-3 replays aqmlab's generator only; 'ns2' is ns-2.35's own "
                                 "PackMimeHTTP", 'use run.engine = "ns2", or generator = "aqmlab"')
-        if getattr(group, "server_delay", False):
-            raise ScenarioError(f"traffic[{k}].server_delay", True,
-                                "the server delay is modelled by ns-2.35's PackMimeHTTP only",
-                                'use generator = "ns2" on run.engine = "ns2"')
 
 
 def simulate(scenario: Scenario, plan: Plan, **options: Any) -> RawRun:
@@ -62,6 +58,11 @@ def simulate(scenario: Scenario, plan: Plan, **options: Any) -> RawRun:
 def warm_up() -> None:
     """Import ns-3 and JIT aqmlab's C++ now (a worker's start-up, not a run's cost)."""
     native.load()
+
+
+def relative_cost(scenario: Scenario) -> float:
+    """CPU of a run on this engine relative to the cost model's (fitted to ns-3 runs): 1."""
+    return 1.0
 
 
 def run_meta() -> dict[str, object]:

@@ -48,7 +48,7 @@ def build(cpp: Any, scenario: Scenario, plan: Plan) -> Any:
             continue
         arrays = [_f64(a) for a in (
             web.server, web.client, np.full(len(web), profile(web.tcp, False), dtype=float),
-            web.start_s, web.request, web.response, web.delay_s)]
+            web.start_s, web.request, web.response, web.delay_s, web.server_delays)]
         if len(web):
             exp.AddWebFlows(len(web), *arrays)
     for i, link in enumerate(plan.links):

@@ -21,30 +21,45 @@ from aqmlab.kinds.queues.base import (
 )
 from aqmlab.units import check_bool, check_choice, check_float, check_int, set_attr
 
-__all__ = ["Red", "EcnRule", "ECN_ABOVE_MAX_TH", "red_threshold", "red_type_id", "check_w_q",
-           "packets_per_s"]
+__all__ = ["Red", "EcnRule", "ECN_ABOVE_MAX_TH", "NS2_ECN_RED", "red_threshold", "red_type_id",
+           "check_w_q", "packets_per_s"]
 
-ECN_ABOVE_MAX_TH = ("drop", "mark")
+ECN_ABOVE_MAX_TH = ("drop", "mark", "mark_p")
 
 
 class EcnRule:
-    """``ecn_above_max_th`` of RED and ARED: what happens to an ECN-capable packet picked
-    while the average queue is at or above ``max_th`` (the gentle region, or the forced
-    region without gentle). "drop" (the default) is ns-2's rule, which the papers ran: mark
-    only while the average is below ``max_th``. "mark" is ns-3's ``RedQueueDisc``: mark in
-    the gentle region too. Only serialised when ``ecn`` is on, so scenarios without ECN keep
-    their hashes."""
+    """``ecn_above_max_th`` of RED and ARED: when an ECN-capable packet that RED picks is
+    marked rather than dropped. "drop" (the default) is the rule the papers ran (ns-2's RED
+    of the early 2000s): mark only while the average queue is below ``max_th``, drop in the
+    gentle region (and the forced region without gentle). "mark" is ns-3's
+    ``RedQueueDisc``: mark in the gentle region too. "mark_p" is ns-2.35's own rule
+    (``use_mark_p_``): mark only while the early-drop probability before the count
+    correction is below ``mark_p`` (default 0.1, ns-2's ``mark_p_``), else drop; with a
+    fixed max_p below ``mark_p`` that is "drop", but ARED adapts max_p beyond it and then
+    drops most ECN-capable packets it picks (ns-2.35, ARED, 30 ECN flows: 6 marks and 2642
+    early drops where "mark" gives 3628 marks). Only serialised when ``ecn`` is on (and
+    ``mark_p`` only with "mark_p"), so other scenarios keep their hashes."""
 
     ecn: bool
     ecn_above_max_th: str
+    mark_p: float
 
     def _check_ecn_rule(self) -> None:
         check_choice(self.ecn_above_max_th, "ecn_above_max_th", ECN_ABOVE_MAX_TH)
+        set_attr(self, "mark_p", check_float(self.mark_p, "mark_p", gt=0, le=1))
 
     def _ecn_rule_dict(self, d: dict[str, Any]) -> dict[str, Any]:
         if not d["ecn"]:
             del d["ecn_above_max_th"]
+        if not d["ecn"] or d["ecn_above_max_th"] != "mark_p":
+            del d["mark_p"]
         return d
+
+    def ecn_rule_attributes(self) -> tuple[tuple[str, str], ...]:
+        """The ns-3 wrapper's own attributes (:func:`red_type_id`), none for "mark"."""
+        if red_type_id(self) != NS2_ECN_RED:
+            return ()
+        return (("Rule", self.ecn_above_max_th), ("MarkP", repr(self.mark_p)))
 
 
 def check_w_q(value: object, field: str = "w_q") -> float:
@@ -62,12 +77,16 @@ def red_threshold(th_pkts: float, scale: float = 1.0) -> str:
     return repr(max(0.0, th_pkts - RED_DEVICE_WAITING) * scale)
 
 
+#: aqmlab's wrapper of ns-3's RedQueueDisc with ns-2's ECN rules.
+NS2_ECN_RED = "aqmlab::Ns2EcnRedQueueDisc"
+
+
 def red_type_id(q: EcnRule) -> str:
     """ns-3's RedQueueDisc, wrapped so that ECN-capable packets are dropped, not marked,
-    once the average reaches max_th (ns-2's rule; aqmlab/engines/ns3/cpp/
-    ns2_ecn_red_queue_disc.h)."""
-    if q.ecn and q.ecn_above_max_th == "drop":
-        return "aqmlab::Ns2EcnRedQueueDisc"
+    once the average reaches max_th ("drop") or the early probability reaches mark_p
+    ("mark_p"): ns-2's rules (aqmlab/engines/ns3/cpp/ns2_ecn_red_queue_disc.h)."""
+    if q.ecn and q.ecn_above_max_th in ("drop", "mark_p"):
+        return NS2_ECN_RED
     return "ns3::RedQueueDisc"
 
 
@@ -87,8 +106,9 @@ class Red(EcnRule, QueueBase):
     Thresholds ``min_th``/``max_th`` in packets; ``max_p`` the drop probability at ``max_th``;
     ``w_q`` the EWMA weight (0, -1, -2 select ns-2's automatic rules); ``mode`` "packet" or
     "byte"; ``adaptive`` is ns-2 ``adaptive_ 1`` with explicit thresholds (ns-3 AdaptMaxP);
-    ``ecn_above_max_th`` "drop" (ns-2) or "mark" (ns-3), see :class:`EcnRule`; ECN with
-    ``hard_drop`` False (mark in the forced region too) needs "mark".
+    ``ecn_above_max_th`` "drop" (the papers' ns-2), "mark" (ns-3) or "mark_p" (ns-2.35, with
+    ``mark_p``), see :class:`EcnRule`; ECN with ``hard_drop`` False (mark in the forced
+    region too) needs "mark" or "mark_p".
     """
 
     KIND: ClassVar[str] = "red"
@@ -113,6 +133,7 @@ class Red(EcnRule, QueueBase):
     hard_drop: bool = True
     adaptive: bool = False
     ecn_above_max_th: str = "drop"
+    mark_p: float = 0.1
 
     def __post_init__(self) -> None:
         self._check_kind()
@@ -156,7 +177,7 @@ class Red(EcnRule, QueueBase):
                  ("Gentle", ns_bool(self.gentle)), ("Wait", ns_bool(self.wait)),
                  ("UseEcn", ns_bool(self.ecn)), ("UseHardDrop", ns_bool(self.hard_drop)),
                  ("ARED", "false"), ("AdaptMaxP", ns_bool(self.adaptive)),
-                 *link_attributes(rate_bps, delay_s))
+                 *link_attributes(rate_bps, delay_s), *self.ecn_rule_attributes())
         if self.adaptive:
             attrs += (("Bottom", repr(min(0.01, 80000.0 / rate_bps))),)
         wq = self.w_q if self.w_q > 0 else 0.0

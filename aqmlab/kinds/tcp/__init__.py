@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from aqmlab.kinds.registry import import_kinds
 from aqmlab.kinds.tcp.base import TCP_VARIANTS, Variant
-from aqmlab.kinds.tcp.spec import Ns3Tcp, Tcp
+from aqmlab.kinds.tcp.spec import FULL_TCP, Ns3Tcp, Tcp
 
 import_kinds(__name__, __path__)
 TCP_VARIANTS.lead("reno", "newreno", "sack", "cubic", "bbr", "dctcp", "linux-reno")
 
-__all__ = ["TCP_VARIANTS", "Ns3Tcp", "Tcp", "Variant"]
+__all__ = ["FULL_TCP", "TCP_VARIANTS", "Ns3Tcp", "Tcp", "Variant"]

@@ -24,9 +24,23 @@ from aqmlab.units import (
     set_attr,
 )
 
-__all__ = ["Tcp", "Ns3Tcp"]
+__all__ = ["Tcp", "Ns3Tcp", "FULL_TCP"]
 
 LOSS_IN_CWR = ("fast_retransmit", "timeout")
+#: Tcp.ack_rule: ns-3's per-segment rule, or ns-2 Full-TCP's per-byte one with a tick clock.
+ACK_RULES = ("segments", "full_tcp")
+#: Tcp.dup_syn: answer a duplicate SYN at once (ns-3), or leave it to the SYN/ACK's timer.
+DUP_SYN = ("answer", "ignore")
+#: Tcp.syn_timeout: what a SYN or SYN/ACK timeout leaves behind, ns-3's way or ns-2's.
+SYN_TIMEOUT = ("ns3", "full_tcp")
+#: Tcp.fin_retransmit: a passive closer's FIN resent on ns-3's LAST_ACK timer, or its RTO.
+FIN_RETRANSMIT = ("rtt", "rto")
+#: The Tcp fields that give ns-2.35's Full-TCP, which runs web traffic in ns-2 (PackMime):
+#: Nagle on (``nodelay_ false``), ACKs by bytes with a tick clock, duplicate SYNs ignored, a
+#: SYN or SYN/ACK timeout handled as any timeout, the FIN resent on the RTO, no limited
+#: transmit. Studies that ran on ns-2 set them for their web groups.
+FULL_TCP = {"nagle": True, "ack_rule": "full_tcp", "dup_syn": "ignore",
+            "syn_timeout": "full_tcp", "fin_retransmit": "rto", "limited_transmit": False}
 RECOVERY = {"classic": "ns3::TcpClassicRecovery", "prr": "ns3::TcpPrrRecovery"}
 
 
@@ -59,6 +73,37 @@ class Tcp(Spec):
     - ``nagle`` False: a segment shorter than the MSS waits while data is unacknowledged
       (RFC 896). ns-2's Full-TCP (web traffic) has it on (``nodelay_ false``); its one-way
       agents have no application writes to coalesce. Serialised only when on.
+    - ``ack_rule`` "segments": the receiver ACKs every segment (every second one with
+      ``delayed_ack``), else after ``delack_timeout`` from the first held one (ns-3; ns-2's
+      one-way sinks). "full_tcp" is ns-2's Full-TCP (web traffic): an ACK goes at once only
+      when the bytes received since the last ACK reach one MSS (two with ``delayed_ack``), so
+      a segment shorter than the MSS (a request, a response's tail) is acknowledged by the
+      next data or FIN, or at the next tick of a ``delack_timeout`` clock (multiples of
+      ``delack_timeout`` in simulated time). Serialised only when not "segments".
+    - ``dup_syn`` "answer": a listener whose SYN/ACK is outstanding answers a duplicate SYN
+      with a new SYN/ACK at once (ns-3); "ignore" is ns-2's Full-TCP, which resends its
+      SYN/ACK on its own retransmission timer only. Serialised only when "ignore".
+    - ``syn_timeout`` "ns3": a SYN or SYN/ACK retransmission timeout leaves ssthresh alone,
+      and, with ns-3's timer, the first data's RTO (no RTT sample from a retransmitted
+      handshake) is the RTT estimator's initial one (opener, 1 s) or the backed-off
+      SYN/ACK timer (listener). "full_tcp" is ns-2 (timeout_action, as for any timeout):
+      ssthresh becomes half the window, at least 2 segments (the response then grows by
+      congestion avoidance), and the first data's RTO is the initial RTO, its back-off
+      reset by the handshake's ACK. Serialised only when "full_tcp". Where aqmlab computes
+      the timer (ns-2's ``rtt_sampling``/``rto_clock``/``rto_backoff_reset``, "auto" for
+      reno/newreno/sack), a retried SYN or SYN/ACK backs that timer off and voids the
+      handshake's RTT sample whatever this field, and ``rto_backoff_reset`` decides whether
+      the handshake's ACK ends the back-off ("new_ack": Full-TCP, web traffic) or only an
+      RTT sample does ("rtt_sample": one-way agents).
+    - ``fin_retransmit`` "rtt": a passive closer (LAST_ACK) resends its FIN after srtt +
+      4 rttvar, without ``min_rto`` (ns-3's LAST_ACK timer); "rto" is ns-2: its
+      retransmission timer, ``min_rto`` included (and, where aqmlab computes the timer,
+      backed off at each FIN timeout as ns-2 does). A web client's FIN follows the response,
+      so with "rtt" it often acknowledges a response whose ACK was lost before the
+      server's RTO fires. Serialised only when "rto".
+    - ``ect_retransmissions`` True: with ECN, retransmitted data segments are ECN-capable,
+      as all data of ns-2's agents; False is RFC 3168 and ns-3 (retransmissions not-ECT, so
+      an AQM drops them where it marks new data). Serialised only with ``ecn``.
     - ``max_seg_lifetime`` "1s": TIME_WAIT lasts 2 MSL. ns-2 has no TIME_WAIT; ns-3's 120 s
       would keep thousands of web connections' sockets alive (ns-3 demultiplexes by a
       linear scan), so the default is short.
@@ -102,6 +147,11 @@ class Tcp(Spec):
     max_seg_lifetime: str | float = "1s"
     loss_in_cwr: str = "fast_retransmit"
     nagle: bool = False
+    ack_rule: str = "segments"
+    ect_retransmissions: bool = True
+    dup_syn: str = "answer"
+    syn_timeout: str = "ns3"
+    fin_retransmit: str = "rtt"
     rtt_sampling: str = "auto"
     rto_clock: str = "auto"
     rto_backoff_reset: str = "auto"
@@ -115,9 +165,13 @@ class Tcp(Spec):
     def __post_init__(self) -> None:
         TCP_VARIANTS.lookup(self.variant, "variant")
         check_choice(self.loss_in_cwr, "loss_in_cwr", LOSS_IN_CWR)
+        check_choice(self.ack_rule, "ack_rule", ACK_RULES)
+        check_choice(self.dup_syn, "dup_syn", DUP_SYN)
+        check_choice(self.syn_timeout, "syn_timeout", SYN_TIMEOUT)
+        check_choice(self.fin_retransmit, "fin_retransmit", FIN_RETRANSMIT)
         mechanisms.check(self)
         for name in ("ecn", "delayed_ack", "timestamps", "window_scaling", "limited_transmit",
-                     "nagle"):
+                     "nagle", "ect_retransmissions"):
             check_bool(getattr(self, name), name)
         check_int(self.mss, "mss", ge=100, le=9000)
         check_int(self.initial_cwnd, "initial_cwnd", ge=1)
@@ -146,6 +200,16 @@ class Tcp(Spec):
             del d["loss_in_cwr"]
         if not d["nagle"]:  # the default: older scenarios keep their hashes
             del d["nagle"]
+        if d["ack_rule"] == "segments":
+            del d["ack_rule"]
+        if not d["ecn"]:  # no ECT without ECN
+            del d["ect_retransmissions"]
+        if d["dup_syn"] == "answer":
+            del d["dup_syn"]
+        if d["syn_timeout"] == "ns3":
+            del d["syn_timeout"]
+        if d["fin_retransmit"] == "rtt":
+            del d["fin_retransmit"]
         for name in mechanisms.FIELDS:  # "auto": older scenarios keep their hashes
             if d[name] == "auto":
                 del d[name]
@@ -234,6 +298,11 @@ class Tcp(Spec):
             ("ReTxThreshold", str(self.dupack_threshold)),
             ("MaxSegLifetime", repr(self.max_seg_lifetime_s)),
             ("CwrFastRetransmit", _b(self.loss_in_cwr == "fast_retransmit")),  # aqmlab's socket
+            ("FullTcpAcks", _b(self.ack_rule == "full_tcp")),
+            ("EctRetransmissions", _b(self.ect_retransmissions)),
+            ("IgnoreDupSyn", _b(self.dup_syn == "ignore")),
+            ("FullTcpSynTimeout", _b(self.syn_timeout == "full_tcp")),
+            ("FinOnRto", _b(self.fin_retransmit == "rto")),
             *mechanisms.ns3_attributes(self, one_way),
         )
         return Ns3Tcp(mechanisms.ns3_congestion(self, one_way), RECOVERY[self.effective_recovery],

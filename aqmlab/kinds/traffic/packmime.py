@@ -56,8 +56,12 @@ class PackMime(TrafficBase):
     bottleneck (two-way traffic = one forward and one reverse group). ``generator``
     "aqmlab" (default: aqmlab draws the connections, every engine replays them) or "ns2"
     (ns-2.35's own PackMimeHTTP draws them; the ns-2 engine only). ``server_delay`` adds
-    ns-2.35 PackMime's server think time before each response (1/Weibull(0.63, 305) s,
-    capped at 0.1 s), which the papers' ns-2.1b9 did not have (default off).
+    ns-2.35 PackMime's server think time between the whole request and its response
+    (1/max(W, 10) s, W ~ Weibull(shape 0.63, scale 305): at most 0.1 s, which 11 % of the
+    responses wait; median 6 ms), which the papers' PackMime (UNC's, before ns-2.30) did
+    not have (default off). With generator "aqmlab" the delays are drawn from their own
+    keyed stream into the plan and both engines' servers wait them; with "ns2" ns-2's
+    PackMimeHTTP draws its own.
 
     ``elephant`` (a size such as "10MB"; default None = no rule) asks for at least one
     response of that size or more that starts before ``elephant_before`` (default "1000s")
@@ -195,7 +199,8 @@ class PackMime(TrafficBase):
         servers, clients = ctx.senders, ctx.receivers
         if self.direction == "reverse":
             servers, clients = clients, servers
-        model = PackMimeWorkload(lrd=self.lrd, rtt="server" if self.rtt == "packmime" else None)
+        model = PackMimeWorkload(lrd=self.lrd, rtt="server" if self.rtt == "packmime" else None,
+                                 server_delay=self.server_delay)
         conns, redraws = self._draw(model, ctx)
         n = len(conns)
         k = np.arange(n)
@@ -209,7 +214,9 @@ class PackMime(TrafficBase):
                     request=conns["request_bytes"].to_numpy(dtype=float),
                     response=conns["response_bytes"].to_numpy(dtype=float),
                     delay_s=rtt / 2, base_rtt_s=ctx.propagation(server, client) + rtt,
-                    redraws=redraws)
+                    redraws=redraws,
+                    server_delay_s=conns["server_delay_s"].to_numpy(dtype=float)
+                    if self.server_delay else None)
 
     def _draw(self, model: PackMimeWorkload, ctx: PlanContext):
         """The group's connections and the number of draws skipped. Draw k uses the stream

@@ -2,6 +2,12 @@
 beyond: two-way PackMime-HTTP over a 10 Mb/s dumbbell (``examples/weigle_droptail_80.toml``),
 its arms and the reduction of a Web run to statistics and response-time CDFs.
 
+The TCP of the example is ns-2's Full-TCP as the paper's web traffic ran on it
+(:data:`aqmlab.kinds.tcp.FULL_TCP`: Nagle on, ACKs by bytes with the 100-ms tick, no RTT
+sample from the SYN/ACK, duplicate SYNs ignored, no limited transmit), and PackMime has no
+server delay: ns-2.35's PackMimeHTTP adds one, but the paper ran UNC's earlier PackMime
+(ns-2.1b9, modified), which had none.
+
 An arm is ``<tcp>-<queue>``: a TCP variant of :data:`TCPS` over a bottleneck queue (both
 directions) of :data:`QUEUES`, e.g. ``reno-dt148`` or ``sack-aredecn5``; :data:`BASELINE`
 is the uncongested (100 Mb/s) network. The labels are looked up in :data:`ARMS`, never

@@ -3,7 +3,8 @@
 // Deterministic losses for Fall & Floyd (1996)-style recovery tests: the queue numbers
 // the TCP DATA packets (payload > 0; pure ACKs and non-TCP packets are not counted) that
 // arrive at it, 1, 2, 3..., over all flows, retransmissions included, and drops the
-// arrivals whose number is in the drop list ("Drop list"). Every other packet is
+// arrivals whose number is in the drop list ("Drop list"). With `countAll` every arrival
+// is numbered instead (SYNs, pure ACKs, FINs: the connection set-up tests). Every other packet is
 // handled as by a FIFO drop-tail queue of `limit` packets ("Queue disc limit exceeded";
 // overflow drops are counted too). Configured by Experiment::InstallQueue from the
 // scenario's DropTail.drop_packets (mapping.py: attributes "Limit", "Drops").
@@ -49,11 +50,13 @@ class DropListQueueDisc : public QueueDisc
     {
     }
 
-    /// `limit` packets of buffer (>= 1); `drops`: 1-based data-packet arrival numbers.
-    void Configure(uint32_t limit, const std::vector<uint64_t>& drops)
+    /// `limit` packets of buffer (>= 1); `drops`: 1-based arrival numbers of data packets
+    /// (or of every packet with `countAll`).
+    void Configure(uint32_t limit, const std::vector<uint64_t>& drops, bool countAll = false)
     {
         m_limit = limit;
         m_drops = std::set<uint64_t>(drops.begin(), drops.end());
+        m_countAll = countAll;
     }
 
     /// "14,26,28" -> {14, 26, 28}; "" -> {}. Throws std::invalid_argument on bad input.
@@ -97,7 +100,7 @@ class DropListQueueDisc : public QueueDisc
 
     bool DoEnqueue(Ptr<QueueDiscItem> item) override
     {
-        if (IsTcpData(item) && m_drops.count(++m_dataArrivals))
+        if ((m_countAll || IsTcpData(item)) && m_drops.count(++m_dataArrivals))
         {
             DropBeforeEnqueue(item, DROP_LIST_DROP);
             return false;
@@ -138,7 +141,8 @@ class DropListQueueDisc : public QueueDisc
 
     uint32_t m_limit{1000};
     std::set<uint64_t> m_drops;
-    uint64_t m_dataArrivals{0};
+    uint64_t m_dataArrivals{0}; // numbered arrivals (data packets, or all with m_countAll)
+    bool m_countAll{false};
 };
 
 } // namespace aqmlab

@@ -37,7 +37,7 @@ namespace aqmlab
 {
 using namespace ns3;
 
-constexpr int AQMLAB_CPP_VERSION = 7;
+constexpr int AQMLAB_CPP_VERSION = 8;
 /// Flow i's sender binds port PORT_BASE + i; receivers listen on LISTEN_PORT_BASE + profile.
 constexpr uint16_t PORT_BASE = 10000;
 constexpr uint16_t LISTEN_PORT_BASE = 5000;
@@ -155,11 +155,12 @@ class Experiment
     }
 
     /// Web request/response connections: `n` entries in each array. `server` sends the
-    /// response (`response` bytes) after reading `request` bytes from `client`, which opens
-    /// the connection at `start`; `delay` is the connection's extra one-way delay.
+    /// response (`response` bytes) `serverDelay` seconds after reading `request` bytes from
+    /// `client`, which opens the connection at `start`; `delay` is the connection's extra
+    /// one-way delay.
     void AddWebFlows(size_t n, const double* server, const double* client, const double* profile,
                      const double* start, const double* request, const double* response,
-                     const double* delay)
+                     const double* delay, const double* serverDelay)
     {
         m_flowInfo.reserve(m_flowInfo.size() + n);
         for (size_t i = 0; i < n; ++i)
@@ -173,6 +174,7 @@ class Experiment
             f.request = request[i];
             f.target = response[i];
             f.delay = delay[i];
+            f.serverDelay = serverDelay[i];
             m_flowInfo.push_back(f);
         }
     }
@@ -640,9 +642,11 @@ class Experiment
         }
         else if (q.type == "aqmlab::DropListQueueDisc")
         {
-            // Attributes: "Limit" packets, "Drops" comma-separated data-packet numbers.
+            // Attributes: "Limit" packets, "Drops" comma-separated arrival numbers, "Count"
+            // "data" (TCP data packets are numbered) or "all" (every packet).
             uint32_t limit = 1000;
             std::vector<uint64_t> drops;
+            bool countAll = false;
             for (const auto& [name, value] : q.attributes)
             {
                 if (name == "Limit")
@@ -653,20 +657,37 @@ class Experiment
                 {
                     drops = DropListQueueDisc::ParseList(value);
                 }
+                else if (name == "Count")
+                {
+                    countAll = value == "all";
+                }
                 else
                 {
                     throw std::invalid_argument("DropListQueueDisc has no attribute " + name);
                 }
             }
             Ptr<DropListQueueDisc> dl = CreateObject<DropListQueueDisc>();
-            dl->Configure(limit, drops);
+            dl->Configure(limit, drops, countAll);
             qd = dl;
         }
         else if (q.type == "aqmlab::Ns2EcnRedQueueDisc")
         {
-            // Attributes: those of ns3::RedQueueDisc, set on the wrapped child.
+            // Attributes: the wrapper's own (Rule, MarkP); the rest are ns3::RedQueueDisc's,
+            // set on the wrapped child.
             Ptr<Ns2EcnRedQueueDisc> w = CreateObject<Ns2EcnRedQueueDisc>();
-            w->Configure(Factory("ns3::RedQueueDisc", q.attributes).Create<RedQueueDisc>());
+            std::vector<std::pair<std::string, std::string>> red;
+            for (const auto& [name, value] : q.attributes)
+            {
+                if (name == "Rule" || name == "MarkP")
+                {
+                    w->SetAttribute(name, StringValue(value));
+                }
+                else
+                {
+                    red.emplace_back(name, value);
+                }
+            }
+            w->Configure(Factory("ns3::RedQueueDisc", red).Create<RedQueueDisc>());
             qd = w;
         }
         else

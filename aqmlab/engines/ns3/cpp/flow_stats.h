@@ -52,6 +52,7 @@ struct FlowInfo
     double processing = 0;    // max random processing delay at the sender (s)
     double request = 0;       // web: request bytes the client sends before the response
     double delay = 0;         // extra one-way delay of this flow (FlowDelayChannel)
+    double serverDelay = 0;   // web: seconds between the whole request and the response
     double completion = -1;   // time the last byte reached the receiver application
     double firstRx = -1;      // time the first byte reached the receiver application
 };

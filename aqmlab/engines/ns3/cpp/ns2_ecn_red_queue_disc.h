@@ -16,6 +16,16 @@
 // than misbehave. After each arrival the prediction is checked against the child's own
 // average and a disagreement aborts the run (it would mean the rule was applied wrongly).
 //
+// Rule "mark_p" (attribute Rule) is ns-2.35's own: an ECN-capable packet that RED's early
+// test picks is marked only while the test's probability before the count correction
+// (red.cc drop_early(): v_prob1, calculate_p_new() with the current max_p) is below
+// mark_p_ (attribute MarkP, default 0.1), and dropped otherwise (red.cc, use_mark_p_). With
+// ARED, whose max_p adapts past 0.1, most ECN-capable packets it picks are then dropped.
+// The wrapper predicts that probability too: the average, then max_p as ARED's update at
+// this arrival will leave it (RedQueueDisc::Estimator calls UpdateMaxP before the test),
+// then RedQueueDisc::CalculatePNew's formula; after the arrival both predictions are
+// checked against the child's state.
+//
 // Drops and marks reach the parent's traces with ns-3's "(Dropped by child queue disc) "
 // / "(Marked by child queue disc) " prefixes, which the probes' reason matching accepts.
 // Configured by Experiment::InstallQueue (mapping.py: RED attributes plus the type name).
@@ -24,7 +34,9 @@
 #include "ns3/red-queue-disc.h"
 #include "ns3/traffic-control-module.h"
 
+#include <algorithm>
 #include <cmath>
+#include <string>
 
 namespace aqmlab
 {
@@ -50,6 +62,21 @@ struct Ptc      { using type = double RedQueueDisc::*;   friend type Get(Ptc); }
 struct Idle     { using type = uint32_t RedQueueDisc::*; friend type Get(Idle); };
 struct IdleTime { using type = Time RedQueueDisc::*;     friend type Get(IdleTime); };
 struct UseEcn   { using type = bool RedQueueDisc::*;     friend type Get(UseEcn); };
+struct MinTh    { using type = double RedQueueDisc::*;   friend type Get(MinTh); };
+struct CurMaxP  { using type = double RedQueueDisc::*;   friend type Get(CurMaxP); };
+struct VA       { using type = double RedQueueDisc::*;   friend type Get(VA); };
+struct VB       { using type = double RedQueueDisc::*;   friend type Get(VB); };
+struct VC       { using type = double RedQueueDisc::*;   friend type Get(VC); };
+struct VD       { using type = double RedQueueDisc::*;   friend type Get(VD); };
+struct Gentle   { using type = bool RedQueueDisc::*;     friend type Get(Gentle); };
+struct NonLin   { using type = bool RedQueueDisc::*;     friend type Get(NonLin); };
+struct AdaptP   { using type = bool RedQueueDisc::*;     friend type Get(AdaptP); };
+struct LastSet  { using type = Time RedQueueDisc::*;     friend type Get(LastSet); };
+struct Interval { using type = Time RedQueueDisc::*;     friend type Get(Interval); };
+struct Top      { using type = double RedQueueDisc::*;   friend type Get(Top); };
+struct Bottom   { using type = double RedQueueDisc::*;   friend type Get(Bottom); };
+struct Alpha    { using type = double RedQueueDisc::*;   friend type Get(Alpha); };
+struct Beta     { using type = double RedQueueDisc::*;   friend type Get(Beta); };
 // clang-format on
 
 template struct Bind<QAvg, &RedQueueDisc::m_qAvg>;
@@ -59,6 +86,21 @@ template struct Bind<Ptc, &RedQueueDisc::m_ptc>;
 template struct Bind<Idle, &RedQueueDisc::m_idle>;
 template struct Bind<IdleTime, &RedQueueDisc::m_idleTime>;
 template struct Bind<UseEcn, &RedQueueDisc::m_useEcn>;
+template struct Bind<MinTh, &RedQueueDisc::m_minTh>;
+template struct Bind<CurMaxP, &RedQueueDisc::m_curMaxP>;
+template struct Bind<VA, &RedQueueDisc::m_vA>;
+template struct Bind<VB, &RedQueueDisc::m_vB>;
+template struct Bind<VC, &RedQueueDisc::m_vC>;
+template struct Bind<VD, &RedQueueDisc::m_vD>;
+template struct Bind<Gentle, &RedQueueDisc::m_isGentle>;
+template struct Bind<NonLin, &RedQueueDisc::m_isNonlinear>;
+template struct Bind<AdaptP, &RedQueueDisc::m_isAdaptMaxP>;
+template struct Bind<LastSet, &RedQueueDisc::m_lastSet>;
+template struct Bind<Interval, &RedQueueDisc::m_interval>;
+template struct Bind<Top, &RedQueueDisc::m_top>;
+template struct Bind<Bottom, &RedQueueDisc::m_bottom>;
+template struct Bind<Alpha, &RedQueueDisc::m_alpha>;
+template struct Bind<Beta, &RedQueueDisc::m_beta>;
 } // namespace red_state
 
 class Ns2EcnRedQueueDisc : public QueueDisc
@@ -66,9 +108,22 @@ class Ns2EcnRedQueueDisc : public QueueDisc
   public:
     static TypeId GetTypeId()
     {
-        static TypeId tid = TypeId("aqmlab::Ns2EcnRedQueueDisc")
-                                .SetParent<QueueDisc>()
-                                .SetGroupName("TrafficControl");
+        static TypeId tid =
+            TypeId("aqmlab::Ns2EcnRedQueueDisc")
+                .SetParent<QueueDisc>()
+                .SetGroupName("TrafficControl")
+                .AddAttribute("Rule",
+                              "\"drop\": mark only while the average is below max_th; "
+                              "\"mark_p\": mark only while the early-drop probability "
+                              "(before the count correction) is below MarkP (ns-2.35)",
+                              StringValue("drop"),
+                              MakeStringAccessor(&Ns2EcnRedQueueDisc::m_rule),
+                              MakeStringChecker())
+                .AddAttribute("MarkP",
+                              "ns-2's mark_p_ for the \"mark_p\" rule",
+                              DoubleValue(0.1),
+                              MakeDoubleAccessor(&Ns2EcnRedQueueDisc::m_markP),
+                              MakeDoubleChecker<double>(0.0, 1.0));
         return tid;
     }
 
@@ -103,18 +158,72 @@ class Ns2EcnRedQueueDisc : public QueueDisc
         return avg;
     }
 
+    /// max_p as RedQueueDisc::Estimator will leave it at this arrival (ARED's UpdateMaxP).
+    double PredictMaxP(double avg) const
+    {
+        using namespace red_state;
+        const RedQueueDisc& r = *m_red;
+        double p = r.*Get(CurMaxP{});
+        if (!((r.*Get(AdaptP{})) && Simulator::Now() > (r.*Get(LastSet{})) + (r.*Get(Interval{}))))
+        {
+            return p;
+        }
+        const double minTh = r.*Get(MinTh{});
+        const double maxTh = r.*Get(MaxTh{});
+        const double part = 0.4 * (maxTh - minTh);
+        if (avg < minTh + part && p > (r.*Get(Bottom{})))
+        {
+            p *= r.*Get(Beta{});
+        }
+        else if (avg > maxTh - part && (r.*Get(Top{})) > p)
+        {
+            p += std::min(r.*Get(Alpha{}), 0.25 * p);
+        }
+        return p;
+    }
+
+    /// RedQueueDisc::CalculatePNew at average `avg` with max_p `maxP` (ns-2's v_prob1).
+    double EarlyProbability(double avg, double maxP) const
+    {
+        using namespace red_state;
+        const RedQueueDisc& r = *m_red;
+        const double maxTh = r.*Get(MaxTh{});
+        double p;
+        if ((r.*Get(Gentle{})) && avg >= maxTh)
+        {
+            p = r.*Get(VC{}) * avg + r.*Get(VD{});
+        }
+        else if (!(r.*Get(Gentle{})) && avg >= maxTh)
+        {
+            p = 1.0;
+        }
+        else
+        {
+            p = r.*Get(VA{}) * avg + r.*Get(VB{});
+            if ((r.*Get(NonLin{})))
+            {
+                p *= p * 1.5;
+            }
+            p *= maxP;
+        }
+        return std::min(p, 1.0);
+    }
+
     bool DoEnqueue(Ptr<QueueDiscItem> item) override
     {
         using namespace red_state;
         RedQueueDisc& r = *m_red;
         const double avg = PredictAverage();
-        const bool above = r.*Get(UseEcn{}) && avg >= r.*Get(MaxTh{});
-        if (above)
+        const double maxP = PredictMaxP(avg);
+        const bool noMark = m_rule == "mark_p" ? EarlyProbability(avg, maxP) >= m_markP
+                                               : avg >= r.*Get(MaxTh{});
+        const bool off = r.*Get(UseEcn{}) && noMark;
+        if (off)
         {
             r.*Get(UseEcn{}) = false;
         }
         const bool ok = r.Enqueue(item);
-        if (above)
+        if (off)
         {
             r.*Get(UseEcn{}) = true;
         }
@@ -123,6 +232,9 @@ class Ns2EcnRedQueueDisc : public QueueDisc
                             std::abs(actual - avg) > 1e-9 * std::max(1.0, actual),
                         "Ns2EcnRedQueueDisc: predicted RED average " << avg << " but RED has "
                                                                      << actual);
+        NS_ABORT_MSG_IF(std::abs(r.*Get(CurMaxP{}) - maxP) > 1e-12,
+                        "Ns2EcnRedQueueDisc: predicted max_p " << maxP << " but RED has "
+                                                               << r.*Get(CurMaxP{}));
         return ok;
     }
 
@@ -155,6 +267,8 @@ class Ns2EcnRedQueueDisc : public QueueDisc
     }
 
     Ptr<RedQueueDisc> m_red;
+    std::string m_rule{"drop"};
+    double m_markP{0.1};
 };
 
 } // namespace aqmlab

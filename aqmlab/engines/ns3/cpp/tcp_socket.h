@@ -23,8 +23,10 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdio>
 #include <functional>
+#include <limits>
 #include <set>
 #include <sstream>
 #include <unordered_set>
@@ -104,6 +106,40 @@ class AqmTcpSocket : public TcpSocketBase
                               BooleanValue(true),
                               MakeBooleanAccessor(&AqmTcpSocket::m_cwrFastRetransmit),
                               MakeBooleanChecker())
+                .AddAttribute("FullTcpAcks",
+                              "Acknowledge as ns-2's Full-TCP: at once when the bytes received "
+                              "since the last ACK reach DelAckCount segments, else at the next "
+                              "tick of a DelAckTimeout clock (see \"Full-TCP\" below)",
+                              BooleanValue(false),
+                              MakeBooleanAccessor(&AqmTcpSocket::m_fullTcpAcks),
+                              MakeBooleanChecker())
+                .AddAttribute("IgnoreDupSyn",
+                              "A listener's connection in SYN_RCVD ignores a duplicate SYN and "
+                              "retransmits its SYN/ACK on its own timer only (ns-2's Full-TCP); "
+                              "false: answer it with a SYN/ACK at once (ns-3)",
+                              BooleanValue(false),
+                              MakeBooleanAccessor(&AqmTcpSocket::m_ignoreDupSyn),
+                              MakeBooleanChecker())
+                .AddAttribute("FullTcpSynTimeout",
+                              "A SYN or SYN/ACK retransmission timeout is handled as ns-2 "
+                              "handles any timeout: ssthresh halved, and the first data's RTO "
+                              "is the initial RTO; false: ns-3",
+                              BooleanValue(false),
+                              MakeBooleanAccessor(&AqmTcpSocket::m_fullTcpSynTimeout),
+                              MakeBooleanChecker())
+                .AddAttribute("FinOnRto",
+                              "A passive closer (LAST_ACK) resends its FIN on the retransmission "
+                              "timer, min RTO included (ns-2); false: ns-3's LAST_ACK timer, "
+                              "srtt + 4 rttvar without the min RTO",
+                              BooleanValue(false),
+                              MakeBooleanAccessor(&AqmTcpSocket::m_finOnRto),
+                              MakeBooleanChecker())
+                .AddAttribute("EctRetransmissions",
+                              "With ECN, retransmitted data segments are ECN-capable too (ns-2); "
+                              "false: ns-3 (RFC 3168 s6.1.5)",
+                              BooleanValue(true),
+                              MakeBooleanAccessor(&AqmTcpSocket::m_ectRetransmissions),
+                              MakeBooleanChecker())
                 .AddAttribute("RttTimed",
                               "Time one segment per round trip, never a retransmission, "
                               "the timing cancelled by a timeout or fast retransmit "
@@ -171,6 +207,13 @@ class AqmTcpSocket : public TcpSocketBase
 
     AqmTcpSocket(const AqmTcpSocket& other)
         : TcpSocketBase(other),
+          m_fullTcpAcks(other.m_fullTcpAcks),
+          m_ectRetransmissions(other.m_ectRetransmissions),
+          m_ignoreDupSyn(other.m_ignoreDupSyn),
+          m_fullTcpSynTimeout(other.m_fullTcpSynTimeout),
+          m_finOnRto(other.m_finOnRto),
+          m_nagle(other.m_nagle),
+          m_nagleKnown(other.m_nagleKnown),
           m_reno(other.m_reno),
           m_cwrFastRetransmit(other.m_cwrFastRetransmit),
           m_rttTimed(other.m_rttTimed),
@@ -301,12 +344,31 @@ class AqmTcpSocket : public TcpSocketBase
     // listening socket. With lost final ACKs that strands the passive closer in LAST_ACK,
     // retransmitting its FIN forever: in two-way web traffic hundreds of such sockets pile
     // up and every packet's endpoint lookup (a linear scan) slows down with them.
+    //  * ESTABLISHED: a FIN's acknowledgement field is processed before the FIN (RFC 793
+    //    p. 72; ns-2 too). ns-3 hands FIN|ACK straight to PeerClose, so the data it
+    //    acknowledges (a web client's request, acked by the response that carries the
+    //    server's FIN) stays "unacked" and its retransmission timer keeps running: when
+    //    the client's ACK and FIN were lost, that stale timer resent the request and
+    //    closed the exchange before the server's own RTO (measured: ns-3 no server
+    //    timeout where ns-2 has one, 25 vs 1158 in a 300-s drop-tail run at 105 %).
     //  * TIME_WAIT: "the only thing that can arrive in this state is a retransmission of
     //    the remote FIN. Acknowledge it, and restart the 2 MSL timeout" (RFC 793 p. 73).
     //  * LISTEN: an ACK-bearing segment (e.g. that FIN once TIME_WAIT has ended) is
     //    answered with <SEQ=SEG.ACK><CTL=RST> (RFC 793 p. 65); other segments are dropped.
     void DoForwardUp(Ptr<Packet> packet, const Address& from, const Address& to) override
     {
+        if (m_ignoreDupSyn && m_state == SYN_RCVD && IsDuplicateSyn(packet))
+        {
+            m_dupSynAckOwed = true;
+            return; // Full-TCP: our SYN/ACK's timer will resend it (see "Full-TCP" below)
+        }
+        const bool synRcvd = m_state == SYN_RCVD;
+        NagleForNewDataOnly(); // an ACK may make ns-3 send or resend
+        if (m_state == ESTABLISHED)
+        {
+            AckOfFin(packet);
+        }
+        const bool synSent = m_state == SYN_SENT;
         RegisterFastOnce(); // later segments skip ns-3's linear endpoint scan
         if (m_state == TIME_WAIT || m_state == LISTEN)
         {
@@ -336,12 +398,46 @@ class AqmTcpSocket : public TcpSocketBase
             }
         }
         TcpSocketBase::DoForwardUp(packet, from, to);
+        if (synSent && m_state != SYN_SENT && m_synTimeouts > 0)
+        {
+            m_tcb->m_ssThresh = m_synSsThresh; // ns-3 reset it on the SYN/ACK; ns-2 keeps it
+        }
+        if (synRcvd && m_dupSynAckOwed && m_state == ESTABLISHED)
+        {
+            m_dupSynAckOwed = false;
+            SendEmptyPacket(TcpHeader::ACK); // the ACK ns-2 owed the ignored SYN (TF_ACKNOW)
+        }
+        if ((synSent || synRcvd) && m_state == ESTABLISHED && m_synTimeouts > 0 &&
+            !ManagesRto()) // else the timer is ours (HandshakeAcked)
+        {
+            m_rto = Max(m_cnTimeout, m_minRto); // no sample: the initial RTO, no back-off
+        }
+        if (m_finOnRto && m_state == LAST_ACK)
+        {
+            m_lastAckEvent.Cancel(); // the FIN's retransmission timer (m_rto) resends it
+        }
         if (m_state == FIN_WAIT_2 && !m_finWait2Event.IsPending())
         {
             // No FIN will come if the peer closed on a stray ACK while its own FIN was
             // lost: give up after Linux's tcp_fin_timeout (60 s), as real stacks do.
             m_finWait2Event = Simulator::Schedule(Seconds(60), &AqmTcpSocket::FinWait2Timeout,
                                                   this);
+        }
+    }
+
+    /// The acknowledgement a FIN|ACK carries in ESTABLISHED, processed first (see
+    /// "Closing"); only when it acknowledges new data (never as a duplicate ACK).
+    void AckOfFin(Ptr<const Packet> packet)
+    {
+        TcpHeader h;
+        packet->PeekHeader(h);
+        const uint8_t flags = h.GetFlags();
+        if ((flags & TcpHeader::FIN) && (flags & TcpHeader::ACK) && !(flags & TcpHeader::RST) &&
+            h.GetAckNumber() > m_txBuffer->HeadSequence() &&
+            h.GetAckNumber() <= m_tcb->m_highTxMark)
+        {
+            h.SetFlags(flags & ~TcpHeader::FIN);
+            ReceivedAck(Create<Packet>(), h);
         }
     }
 
@@ -711,6 +807,10 @@ class AqmTcpSocket : public TcpSocketBase
             return;
         }
         const SequenceNumber32 ack = tcpHeader.GetAckNumber();
+        // ns-3 calls this before it processes the segment: the handshake's ACK is seen in
+        // SYN_SENT (the SYN/ACK) or SYN_RCVD, before the first data can leave.
+        const bool handshake = (m_state == SYN_SENT || m_state == SYN_RCVD) &&
+                               ack == m_tcb->m_nextTxSequence + SequenceNumber32(1);
         if (m_rttTimed)
         {
             if (m_rttActive && ack >= m_rttSeq) // ns-2 newack(): the timed segment is acked
@@ -741,6 +841,10 @@ class AqmTcpSocket : public TcpSocketBase
                 RttSample(tao);
             }
         }
+        if (handshake)
+        {
+            HandshakeAcked();
+        }
         m_rto = Seconds(RtoNow());
     }
 
@@ -764,34 +868,92 @@ class AqmTcpSocket : public TcpSocketBase
         }
     }
 
-    /// A SYN, first or retried. ns-3 retries a SYN from its own timer (not ReTxTimeout),
-    /// doubling ConnTimeout without a cap. ns-2's one-way agents send their SYN-like
-    /// packet 0 under the data timer: a retry follows a timeout, which backs that timer off
-    /// (kept until a timed segment is acknowledged, at most max_rto) and cancels the timing
-    /// of the first SYN, so the retry's ACK gives no RTT sample (Karn).
+    /// A SYN, SYN/ACK or FIN, first or retried.
+    ///  * A SYN or FIN the expiring retransmission timer sends (SendEmptyPacket is that
+    ///    timer's own callback for them; ReTxTimeout calls it for a lone FIN) is a timeout
+    ///    ns-2's Full-TCP counts (nrexmit_, CountAllTimeouts); with FullTcpSynTimeout a SYN
+    ///    or SYN/ACK timeout halves ssthresh as any ns-2 timeout does (see "Full-TCP").
+    ///  * When this socket computes the timer (ManagesRto): ns-3 retries a SYN or SYN/ACK
+    ///    from its own timer (not ReTxTimeout), doubling ConnTimeout without a cap. ns-2's
+    ///    agents send them under the data timer (one-way agents: the SYN-like packet 0;
+    ///    Full-TCP: SYN and SYN/ACK): a retry follows a timeout, which backs that timer off
+    ///    (at most max_rto) and cancels the timing of the first one, so the handshake's
+    ///    ACK gives no RTT sample (Karn). The back-off then lasts until an RTT sample
+    ///    (one-way agents) or the handshake's ACK (Full-TCP, see HandshakeAcked).
+    ///  * Likewise a lone FIN (Full-TCP's; one-way agents have none): ns-3 arms its timer
+    ///    with its own estimator's RTO, recomputed at each retry, so repeated FIN timeouts
+    ///    never back off; ns-2 arms the data timer (rtt_timeout, backed off at every
+    ///    timeout), which with fin_retransmit "rto" resends the passive closer's FIN too.
     void SendEmptyPacket(uint8_t flags) override
     {
-        const bool syn = (flags & TcpHeader::SYN) && !(flags & TcpHeader::ACK);
-        if (!syn || !ManagesRto())
+        const bool syn = flags & TcpHeader::SYN;
+        const bool timerFired = (flags & (TcpHeader::SYN | TcpHeader::FIN)) &&
+                                m_retxEvent.GetTs() == uint64_t(Simulator::Now().GetTimeStep()) &&
+                                !m_retxEvent.IsPending() && m_state != CLOSED &&
+                                m_state != TIME_WAIT;
+        if (timerFired)
+        {
+            if (m_countAllTimeouts && m_stats)
+            {
+                m_stats->timeouts += 1;
+            }
+            else
+            {
+                m_controlTimeouts += 1;
+            }
+            if (syn && m_fullTcpSynTimeout)
+            {
+                // ns-2 timeout_action(): slowdown(CLOSE_SSTHRESH_HALF | CLOSE_CWND_RESTART),
+                // half the window (the initial one, then 1 segment), at least 2 segments
+                const uint32_t mss = m_tcb->m_segmentSize;
+                const uint32_t segs = m_synTimeouts == 0 ? m_tcb->m_cWnd.Get() / mss : 1;
+                m_synSsThresh = std::max<uint32_t>(2, segs / 2) * mss;
+                m_tcb->m_ssThresh = m_synSsThresh;
+                m_synTimeouts += 1;
+            }
+        }
+        const bool fin = flags & TcpHeader::FIN;
+        if (!(syn || fin) || !ManagesRto())
         {
             TcpSocketBase::SendEmptyPacket(flags);
             return;
         }
-        if (m_synCount < m_synRetries) // a retry: the SYN timer expired
+        // A SYN is only ever resent by its timer; a SYN/ACK also answers a duplicate SYN
+        // (dup_syn "answer"), which is no timeout and leaves ns-3's timer alone.
+        const bool retry = syn ? m_synCount < m_synRetries &&
+                                     (!(flags & TcpHeader::ACK) || timerFired)
+                               : timerFired;
+        if (retry)
         {
-            if (m_tracePort)
+            if (m_tracePort && syn)
             {
                 Trace('Y', m_tcb->m_highTxMark);
             }
             m_rttActive = false;
             m_clock.Backoff(m_minRto.GetSeconds(), MAX_RTO_S);
         }
+        const uint32_t uid = m_retxEvent.GetUid();
         TcpSocketBase::SendEmptyPacket(flags);
-        if (m_retxEvent.IsPending())
+        if (m_retxEvent.IsPending() && m_retxEvent.GetUid() != uid)
         {
             m_rto = Seconds(RtoNow());
             m_retxEvent.Cancel();
             m_retxEvent = Simulator::Schedule(m_rto, &AqmTcpSocket::SendEmptyPacket, this, flags);
+        }
+    }
+
+    /// The handshake's ACK (the SYN/ACK at the opener, its ACK at the listener), when this
+    /// socket computes the timer: it acknowledges our SYN, a new ACK that ns-3's handshake
+    /// does not pass to NewAck. ns-2's Full-TCP ends the back-off at every new ACK
+    /// (newack(): t_backoff_ = 1, also for the SYN/ACK, tcp-full.cc SYN_SENT ->
+    /// process_ACK), so after a lost SYN or SYN/ACK the first data is timed with the
+    /// initial RTO (no sample from a retried handshake); one-way agents
+    /// (RtoBackoffUntilSample) keep the back-off until an RTT sample.
+    void HandshakeAcked()
+    {
+        if (!m_backoffUntilSample)
+        {
+            m_clock.backoff = 1;
         }
     }
 
@@ -899,6 +1061,7 @@ class AqmTcpSocket : public TcpSocketBase
 
     void ReTxTimeout() override
     {
+        NagleForNewDataOnly(); // a resent short tail must not wait for Nagle
         // Count data timeouts only (not SYN/FIN retries, nor stale timers).
         if (m_stats && m_state != CLOSED && m_state != TIME_WAIT && m_state != SYN_SENT &&
             m_txBuffer->Size() > 0 && m_txBuffer->HeadSequence() < m_tcb->m_highTxMark)
@@ -960,7 +1123,7 @@ class AqmTcpSocket : public TcpSocketBase
         {
             m_rto = Seconds(RtoNow()); // the base class arms an idle timer with m_rto
         }
-        const uint32_t sz = TcpSocketBase::SendDataPacket(seq, maxSize, withAck);
+        const uint32_t sz = SendDataPacketEct(seq, maxSize, withAck, retrans);
         if (m_tracePort && sz > 0)
         {
             Trace(retrans ? 'R' : 'S', seq);
@@ -974,6 +1137,152 @@ class AqmTcpSocket : public TcpSocketBase
                 m_stats->retransPackets += 1;
             }
         }
+        return sz;
+    }
+
+    // ---- Full-TCP (ns-2) connection semantics -------------------------------------------
+    // ns-2's Full-TCP (tcp-full.cc), which the papers' web traffic ran on, differs from
+    // ns-3 in set-up, acknowledgement and ECN details; each is an attribute (default ns-3):
+    //  * FullTcpAcks: the receiver ACKs at once only when the bytes received since the last
+    //    ACK sent reach segsperack_ (DelAckCount) full segments (need_send()); otherwise
+    //    (a segment shorter than the MSS: a request, the tail of a response) the ACK waits
+    //    for the delayed-ACK timer, which ticks at multiples of interval_ (DelAckTimeout)
+    //    of simulated time, unless data or a FIN carries it first. ns-3 ACKs every
+    //    DelAckCount-th segment whatever its size, and its timer runs DelAckTimeout from
+    //    the first held segment. Measured: with ns-3's rule every request drew a pure ACK
+    //    from the server before its response (ns-3 defers the data by one time step), so a
+    //    two-way web run carried 6.5 % more packets than ns-2 at the same load.
+    //  * EctRetransmissions: retransmitted data are ECN-capable, as every data packet of
+    //    ns-2's agents (tcp.cc output(), tcp-full.cc sendpacket()); RFC 3168 and ns-3 send
+    //    them not-ECT, so an AQM drops a retransmission where it would mark new data.
+    //  * CountAllTimeouts (web servers): every retransmission timeout counts, SYN/ACK and
+    //    FIN included, as ns-2's Full-TCP nrexmit_ does; otherwise only data timeouts.
+    //  * Nagle for new data only: ns-3's Nagle test (SendPendingData; TcpNoDelay false)
+    //    holds any segment shorter than the MSS while data is unacknowledged, including the
+    //    retransmission of a lost short tail, which counts itself as unacknowledged, so
+    //    the tail is never resent (measured: two-way web, drop-tail, 80 %, 300 s: 503
+    //    responses never completed with Nagle, 58 without; ns-2: 59). Nagle concerns new
+    //    data (RFC 896; tcp-full.cc foutput(): "if a retransmission, send"): the test is
+    //    switched off while every byte in the buffer has been sent at least once.
+    //  * FullTcpSynTimeout: ns-2 handles a SYN or SYN/ACK timeout as any timeout
+    //    (timeout_action): ssthresh = max(2, window / 2) segments, so after a lost SYN/ACK
+    //    the response grows by congestion avoidance (measured: a 20-segment response took
+    //    2 RTTs more on ns-2; ns-3 leaves ssthresh alone and even resets it when the
+    //    SYN/ACK arrives); and, the timed SYN being void (Karn), the handshake gives no
+    //    RTT sample: the first data's RTO is the initial RTO (t_rtxcur_, back-off reset by
+    //    the ACK). ns-3 uses its estimator's initial 1 s at the opener and keeps the
+    //    backed-off SYN/ACK timer at the listener (measured, SYN/ACK and then the response
+    //    lost: ns-2 12.1 s, 6 + 6; ns-3 over 20 s, 6 + 12 and more).
+    //  * FinOnRto: the passive closer (the web client, whose FIN follows the response)
+    //    resends its FIN on its retransmission timer, as ns-2 does (min RTO 1 s here).
+    //    ns-3 also arms a LAST_ACK timer of srtt + 4 rttvar without the min RTO, so when
+    //    the client's ACK and FIN are both lost its FIN comes back within a few hundred
+    //    ms and acknowledges the response before the server's RTO: ns-3 had no server
+    //    timeout in that case, ns-2 one (measured, drop-tail 105 %, 300 s: 25 vs 1158
+    //    timeouts of one-segment responses that completed within 1 s).
+    //  * IgnoreDupSyn: in SYN_RCVD a duplicate SYN (the opener's retransmission after a lost
+    //    SYN/ACK) is ignored; the SYN/ACK is resent by its own retransmission timer only
+    //    (tcp-full.cc: "We should just ignore the duplicate SYN", M. Weigle 2001); the
+    //    ACK it owes that SYN (TF_ACKNOW, set while trimming it) goes out when the
+    //    handshake completes. ns-3 answers each duplicate SYN with a SYN/ACK at once (and
+    //    doubles its timer).
+
+    static bool IsDuplicateSyn(Ptr<const Packet> packet)
+    {
+        TcpHeader h;
+        packet->PeekHeader(h);
+        return (h.GetFlags() & TcpHeader::SYN) && !(h.GetFlags() & TcpHeader::ACK);
+    }
+
+  public:
+    int Send(Ptr<Packet> p, uint32_t flags) override
+    {
+        const int r = TcpSocketBase::Send(p, flags);
+        NagleForNewDataOnly();
+        return r;
+    }
+
+    /// Count SYN/ACK and FIN retransmission timeouts too (ns-2 Full-TCP's nrexmit_).
+    /// Those of the SYN/ACK, which expire before the connection is accepted (and its
+    /// counters attached), are added now.
+    void CountAllTimeouts()
+    {
+        m_countAllTimeouts = true;
+        if (m_stats)
+        {
+            m_stats->timeouts += m_controlTimeouts;
+        }
+        m_controlTimeouts = 0;
+    }
+
+  protected:
+    void ReceivedData(Ptr<Packet> packet, const TcpHeader& tcpHeader) override
+    {
+        if (!m_fullTcpAcks)
+        {
+            TcpSocketBase::ReceivedData(packet, tcpHeader);
+            return;
+        }
+        // ns-3 acknowledges an in-order segment when ++m_delAckCount reaches
+        // m_delAckMaxCount, else arms its timer (m_delAckTimeout) unless armed; gaps and
+        // gap fills are acknowledged at once, as in ns-2. Steer that decision by bytes.
+        const uint32_t perAck = m_delAckMaxCount;
+        const Time timeout = m_delAckTimeout;
+        const bool inOrder = tcpHeader.GetSequenceNumber() == m_tcb->m_rxBuffer->NextRxSequence();
+        const uint64_t owed = (m_delAckEvent.IsPending() ? m_heldBytes : 0) +
+                              (inOrder ? packet->GetSize() : 0);
+        const bool ackNow = owed >= uint64_t(perAck) * m_tcb->m_segmentSize;
+        if (ackNow)
+        {
+            m_delAckCount = perAck - 1;
+        }
+        else
+        {
+            m_delAckCount = 0;
+            m_delAckMaxCount = std::numeric_limits<uint32_t>::max();
+            const double tick = timeout.GetSeconds();
+            const double now = Simulator::Now().GetSeconds();
+            m_delAckTimeout = Seconds(tick * (std::floor(now / tick) + 1.0) - now);
+        }
+        TcpSocketBase::ReceivedData(packet, tcpHeader);
+        m_delAckMaxCount = perAck;
+        m_delAckTimeout = timeout;
+        m_heldBytes = (!ackNow && m_delAckEvent.IsPending()) ? owed : 0;
+    }
+
+    /// Nagle's test on new data only: off while the buffer holds nothing unsent (then a
+    /// short segment can only be a retransmission). Called before ns-3 may send.
+    void NagleForNewDataOnly()
+    {
+        if (!m_nagleKnown)
+        {
+            m_nagle = !m_noDelay; // the configured TcpNoDelay, read once
+            m_nagleKnown = true;
+        }
+        if (m_nagle)
+        {
+            m_noDelay = m_tcb->m_highTxMark >= m_txBuffer->TailSequence();
+        }
+    }
+
+    /// TcpSocketBase::SendDataPacket, with ECT on a retransmission when EctRetransmissions:
+    /// ns-3's IsEct() consults the ECN mode's table, whose DCTCP row makes retransmissions
+    /// ECT, so the classic mode is swapped for that one call.
+    uint32_t SendDataPacketEct(SequenceNumber32 seq, uint32_t maxSize, bool withAck, bool retrans)
+    {
+        const bool swap = retrans && m_ectRetransmissions &&
+                          m_tcb->m_ecnState != TcpSocketState::ECN_DISABLED &&
+                          m_tcb->m_ecnMode == TcpSocketState::ClassicEcn;
+        if (swap)
+        {
+            m_tcb->m_ecnMode = TcpSocketState::DctcpEcn;
+        }
+        const uint32_t sz = TcpSocketBase::SendDataPacket(seq, maxSize, withAck);
+        if (swap)
+        {
+            m_tcb->m_ecnMode = TcpSocketState::ClassicEcn;
+        }
+        NagleForNewDataOnly();
         return sz;
     }
 
@@ -991,6 +1300,20 @@ class AqmTcpSocket : public TcpSocketBase
     }
 
     uint16_t m_tracePort{0};
+
+    bool m_fullTcpAcks{false};
+    bool m_ectRetransmissions{true};
+    bool m_ignoreDupSyn{false};
+    bool m_fullTcpSynTimeout{false};
+    bool m_finOnRto{false};
+    bool m_dupSynAckOwed{false}; // IgnoreDupSyn: a duplicate SYN was ignored, an ACK owed
+    uint32_t m_synTimeouts{0};  // SYN or SYN/ACK retransmission timeouts (FullTcpSynTimeout)
+    uint32_t m_synSsThresh{0};  // the ssthresh they left
+    bool m_nagle{false};      // Nagle configured (TcpNoDelay false), see NagleForNewDataOnly
+    bool m_nagleKnown{false};
+    bool m_countAllTimeouts{false};
+    uint32_t m_controlTimeouts{0}; // SYN/ACK (or FIN) timeouts not yet counted (no stats yet)
+    uint64_t m_heldBytes{0}; // bytes whose ACK the pending delayed-ACK event owes (FullTcpAcks)
 
     static std::unordered_set<const AqmTcpSocket*>& Live()
     {

@@ -150,10 +150,25 @@ class WebServer : public FlowListener
         uint32_t flow;
         double got;
         bool answered;
+        EventId respond; // pending response after the server delay
     };
+
+    void Respond(Socket* s)
+    {
+        auto it = m_conns.find(s);
+        auto keep = m_keep.find(s);
+        if (it != m_conns.end() && keep != m_keep.end())
+        {
+            m_sender.Start(keep->second, (*m_flows)[it->second.flow].target, true);
+        }
+    }
 
     void DoDispose() override
     {
+        for (auto& [socket, conn] : m_conns)
+        {
+            conn.respond.Cancel();
+        }
         m_conns.clear();
         m_keep.clear();
         FlowListener::DoDispose();
@@ -164,8 +179,9 @@ class WebServer : public FlowListener
         if (Ptr<AqmTcpSocket> a = DynamicCast<AqmTcpSocket>(s))
         {
             a->SetStats(&(*m_stats)[f]); // the server sends the data: count its segments
+            a->CountAllTimeouts();        // SYN/ACK and FIN timeouts too, as ns-2's nrexmit_
         }
-        m_conns[PeekPointer(s)] = Conn{f, 0, false};
+        m_conns[PeekPointer(s)] = Conn{f, 0, false, EventId()};
         s->SetRecvCallback(MakeCallback(&WebServer::Read, this));
         s->SetCloseCallbacks(MakeCallback(&WebServer::Closed, this),
                              MakeCallback(&WebServer::Closed, this));
@@ -188,7 +204,16 @@ class WebServer : public FlowListener
             if (!c.answered && c.got >= info.request)
             {
                 c.answered = true;
-                m_sender.Start(s, info.target, true);
+                if (info.serverDelay > 0)
+                {
+                    // ns-2.35 PackMime's server delay: respond after a think time
+                    c.respond = Simulator::Schedule(Seconds(info.serverDelay),
+                                                    &WebServer::Respond, this, PeekPointer(s));
+                }
+                else
+                {
+                    m_sender.Start(s, info.target, true);
+                }
             }
         }
     }
@@ -196,7 +221,12 @@ class WebServer : public FlowListener
     void Closed(Ptr<Socket> s)
     {
         m_sender.Forget(s);
-        m_conns.erase(PeekPointer(s));
+        auto it = m_conns.find(PeekPointer(s));
+        if (it != m_conns.end())
+        {
+            it->second.respond.Cancel();
+            m_conns.erase(it);
+        }
         Simulator::ScheduleNow(&WebServer::Drop, this, PeekPointer(s));
     }
 
@@ -364,6 +394,10 @@ class WebClient : public Application
                 }
             }
         }
+        // The peer's FIN is in: close our side now, with ShutdownSend so that ns-3 does not
+        // follow our FIN with a redundant ACK (TcpSocketBase::DoPeerClose acknowledges the
+        // FIN unless the send side is shut down); the FIN carries that ACK, as in ns-2.
+        s->ShutdownSend();
         s->Close();
         Release(s);
     }
