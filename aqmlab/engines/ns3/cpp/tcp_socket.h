@@ -15,6 +15,7 @@
 #include "ns2_reno_cc.h"
 #include "ns2_rto.h"
 #include "switches.h"
+#include "tcp_peek.h"
 
 #include "ns3/internet-module.h"
 #include "ns3/string.h"
@@ -426,9 +427,16 @@ class AqmTcpSocket : public TcpSocketBase
     }
 
     /// The acknowledgement a FIN|ACK carries in ESTABLISHED, processed first (see
-    /// "Closing"); only when it acknowledges new data (never as a duplicate ACK).
+    /// "Closing"); only when it acknowledges new data (never as a duplicate ACK). Every
+    /// segment in ESTABLISHED comes here: its flags are read from the header's bytes
+    /// (PeekTcp, AQMLAB_RAW_HEADERS) and only a FIN's header is deserialized.
     void AckOfFin(Ptr<const Packet> packet)
     {
+        TcpFields fields;
+        if (!PeekTcp(*packet, fields) || !(fields.flags & TcpHeader::FIN))
+        {
+            return;
+        }
         TcpHeader h;
         packet->PeekHeader(h);
         const uint8_t flags = h.GetFlags();
