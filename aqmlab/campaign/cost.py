@@ -14,39 +14,43 @@ from aqmlab.kinds.traffic.mah import MAH_PER_MBPS
 from aqmlab.kinds.traffic.packmime import PACKMIME_PER_CONNECTION
 from aqmlab.scenario import Scenario
 
-__all__ = ["MAH_PER_MBPS", "PACKMIME_PER_CONNECTION", "estimate_cost"]
+__all__ = ["BULK_PER_MBPS", "MAH_PER_MBPS", "PACKMIME_PER_CONNECTION", "PER_FLOW", "estimate_cost"]
+
+#: CPU-s per simulated second per Mb/s of a bulk-traffic bottleneck, and per flow.
+BULK_PER_MBPS = 0.004
+PER_FLOW = 4e-6
 
 def estimate_cost(scenario: Scenario) -> float:
-    """Expected CPU-seconds of a run on this machine class (2-core KVM, ns-3.44 wheel),
-    used to order runs longest-first and to estimate CPU-hours. Measured orders of
-    magnitude per simulated second (aqmlab 0.2.2: RFC 793 closing, FastTcpDemux, socket
-    tables, workers on mimalloc, two workers on the 2 cores): Mah browsing ``0.0087`` per
-    Mb/s the users offer (users x 3.70 kb/s with the thesis' 10-minute think cap, x 13.6
-    with 60-s caps; 2,460 events per simulated second and Mb/s at 3.0-4.5 us each): 195-640
-    CPU-s for the thesis' 5,400 s from 50 to 110 % (fit through the origin to the 27
-    tail-drop runs of 2026-11-23; the 90/98 % runs of the day before, beside benchmarks,
-    took 30-40 % longer); PackMime ``0.00089`` per connection/s offered, whatever the link
-    (two-way at 10 Mb/s, 96 and 126 connections/s each way for 80 and 105 %: 463 and 480
-    CPU-s for 2,728 and 2,105 s uncongested, i.e. 0.0107 per offered Mb/s; an overloaded
-    AQM run costs more, as its open sockets pile up and each event costs more with them,
-    from 1.8-1.9 us with 600 sockets open to 4.0-4.2 us with 25,000-27,000: at 105 %
-    ARED+ECN 5 ms took 1.6-1.8x what drop-tail did on the same day, 2.4x the model on
-    glibc beside other runs), bulk ~0.004 per Mb/s of bottleneck plus 2e-4 per flow; a parking
-    lot counts a quarter more per extra hop (Vembar's 5-hop lot, 2x the dumbbell's events
-    per connection: 0.34-0.53 per simulated second on glibc). A run with
-    ``stop_after_responses`` ends about when the web groups' connection rates complete that
-    many responses after the warm-up (measured: within 1 % for the Vembar runs). The
-    bottleneck queue scales the traffic's cost by its kind's ``COST`` (the costliest forward
-    queue of a parking lot); the pile-up of an overloaded AQM run is not modelled. Each
-    traffic kind gives its own CPU-s per simulated second (``cpu_per_s``; bulk flows cost
-    what the link carries). A run on another engine is scaled by its engine's
-    ``relative_cost`` (ns-2.35's measured CPU against ns-3's)."""
+    """Expected CPU-seconds of a run on this machine class (2-core KVM, ns-3.44 wheel, two
+    workers on mimalloc, aqmlab's speed-ups on), used to order runs longest-first and to
+    estimate CPU-hours. Three terms per simulated second, refitted on 2026-11-25 to the
+    side-by-side runs of ``bench/bench_vs_ns2.py`` (the same machine class varies from day
+    to day by up to 1.9x; ``aqmlab figures --dry-run`` prints measured against modelled CPU
+    for stored runs):
+
+    * **web**: each web traffic kind's own ``cpu_per_s`` (PackMime per connection/s offered,
+      Mah's users per Mb/s offered, a quarter more per extra hop of a parking lot);
+    * **link**: bulk flows, ``0.004`` per Mb/s of bottleneck (an uncongested one as if 10
+      Mb/s), times the topology's hops factor (Qiu's T1 0.0044-0.0057, the bulk parking lot
+      0.0051, Pentikousis 0.0015);
+    * **flows**: ``4e-6`` per flow (Qiu's T1 from 300 to 1000 flows; before the socket
+      tables and route indexes, ns-3's per-socket and per-interface scans made it 2e-4).
+
+    A run with ``stop_after_responses`` ends about when the web groups' connection rates
+    complete that many responses after the warm-up; one with ``stop_when_done`` when its
+    transfers could have crossed the link at 1/1.2 of its rate. The bottleneck queue scales
+    the terms by its kind's ``COST`` (the costliest forward queue of a parking lot); the
+    pile-up of sockets in an overloaded AQM run is not modelled. A run on another engine
+    scales each term by its engine's ``RELATIVE_COST`` (ns-2.35 against ns-3, measured side
+    by side)."""
     factor = max(q.COST for q in scenario.topology.bottleneck_queues())
-    engine = engines.get(scenario.run.engine).relative_cost(scenario)
-    return engine * (1.0 + (_traffic_cost(scenario.resolve()) - 1.0) * factor)
+    relative = engines.get(scenario.run.engine).RELATIVE_COST
+    terms = _cost_terms(scenario.resolve())
+    return 1.0 + factor * sum(cpu * relative[term] for term, cpu in terms.items())
 
 
-def _traffic_cost(scenario: Scenario) -> float:
+def _cost_terms(scenario: Scenario) -> dict[str, float]:
+    """CPU-seconds of the run's web, link and flow terms on ns-3."""
     topo = scenario.topology
     mbps = topo.bottleneck_rate_bps / 1e6
     groups = scenario.traffic
@@ -59,8 +63,6 @@ def _traffic_cost(scenario: Scenario) -> float:
     if scenario.run.stop_when_done and all(b is not None for b in finite):
         total = sum(b for b in finite if b is not None)  # ends when the last one completes
         duration = min(duration, 1.2 * total * 8 / topo.bottleneck_rate_bps)
-    if own:  # web: the traffic offered, whatever the link
-        per = sum(own)
-    else:  # bulk flows fill the link; an uncongested one as if it were 10 Mb/s
-        per = 0.004 * (10.0 if mbps > 20 else mbps)
-    return duration * (per + 2e-4 * scenario.n_flows) + 1.0
+    link = 0.0 if own else BULK_PER_MBPS * (10.0 if mbps > 20 else mbps) * topo.hops_factor
+    return {"web": duration * sum(own), "link": duration * link,
+            "flows": duration * PER_FLOW * scenario.n_flows}

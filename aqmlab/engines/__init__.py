@@ -9,7 +9,8 @@ An engine is a module (``aqmlab.engines.ns3``, ``aqmlab.engines.ns2``) with:
 * ``simulate(scenario, plan) -> RawRun``: one simulation of the planned network, its
   results as engine-neutral columns (:class:`~aqmlab.results.raw.RawRun`);
 * ``run_meta() -> dict``: engine facts to record with each run (speed-ups in use, ...);
-* ``relative_cost(scenario) -> float``: its CPU relative to the cost model's (ns-3) figure.
+* ``RELATIVE_COST``: its CPU per term of the cost model ("web", "link", "flows") relative
+  to ns-3's (:mod:`aqmlab.campaign.cost`).
 
 :func:`simulate` is the one path from a scenario to its Results: resolve, check, plan once,
 simulate, tables.

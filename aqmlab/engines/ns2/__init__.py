@@ -52,7 +52,7 @@ from aqmlab.results.raw import RawRun
 
 NAME = "ns2"
 
-__all__ = ["NAME", "version", "available", "check", "relative_cost", "simulate", "run_meta"]
+__all__ = ["NAME", "version", "available", "check", "simulate", "run_meta"]
 
 
 def simulate(scenario, plan, *, workdir=None, timeout=None, keep=False,
@@ -86,16 +86,12 @@ def simulate(scenario, plan, *, workdir=None, timeout=None, keep=False,
     return raw
 
 
-#: CPU of an ns-2.35 run relative to the same run on ns-3 (the cost model's unit), measured
-#: side by side by ``bench/bench_vs_ns2.py`` (whole ``ns`` process against ns-3's worker run):
-#: web traffic (Full-TCP agents, one per connection) and one-way bulk agents differ.
-RELATIVE_COST = {"web": 0.5, "bulk": 0.15}
-
-
-def relative_cost(scenario) -> float:
-    """CPU of ``scenario`` on ns-2.35 relative to the cost model's ns-3 figure."""
-    web = any(g.cpu_per_s(1.0) is not None for g in scenario.traffic)
-    return RELATIVE_COST["web" if web else "bulk"]
+#: CPU of ns-2.35 (the whole ``ns`` process) against ns-3 (``Simulator::Run``, speed-ups
+#: on) per term of the cost model, measured side by side by ``bench/bench_vs_ns2.py`` on
+#: 2026-11-25: web 0.69-0.83 (two-way PackMime), a link's packets 0.06-0.29 (the bulk
+#: parking lot, Pentikousis), each flow 3.7x (Qiu's T1 from 300 to 1000 flows: ns-2's
+#: per-agent Tcl objects and timers).
+RELATIVE_COST = {"web": 0.75, "link": 0.15, "flows": 3.7}
 
 
 def run_meta() -> dict[str, object]:

@@ -21,10 +21,12 @@ from aqmlab.plan import Plan
 from aqmlab.results.raw import RawRun
 from aqmlab.scenario import Scenario
 
-__all__ = ["NAME", "available", "check", "relative_cost", "run_meta", "simulate", "test_abort", "version",
+__all__ = ["NAME", "available", "check", "run_meta", "simulate", "test_abort", "version",
            "warm_up"]
 
 NAME = "ns3"
+#: The cost model is fitted to ns-3 runs: each of its terms counts once.
+RELATIVE_COST = {"web": 1.0, "link": 1.0, "flows": 1.0}
 
 
 def version() -> str:
@@ -58,11 +60,6 @@ def simulate(scenario: Scenario, plan: Plan, **options: Any) -> RawRun:
 def warm_up() -> None:
     """Import ns-3 and JIT aqmlab's C++ now (a worker's start-up, not a run's cost)."""
     native.load()
-
-
-def relative_cost(scenario: Scenario) -> float:
-    """CPU of a run on this engine relative to the cost model's (fitted to ns-3 runs): 1."""
-    return 1.0
 
 
 def run_meta() -> dict[str, object]:

@@ -17,9 +17,10 @@ from aqmlab.workload.mah import MahWorkload
 
 __all__ = ["Mah", "MAH_PER_MBPS", "USER_KBPS", "USER_KBPS_SHORT_THINK"]
 
-#: CPU-s per simulated second per Mb/s the users offer (cost model; fitted to the 27
-#: tail-drop runs of 2026-11-23, see aqmlab.campaign.cost).
-MAH_PER_MBPS = 0.0087
+#: CPU-s per simulated second per Mb/s the users offer (cost model: Christiansen's
+#: tail-drop at 90 %, 900 s, took 31.8 CPU-s on 2026-11-25 with the speed-ups, 0.445x the
+#: 0.0087 fitted to the 27 tail-drop runs of 2026-11-23 on aqmlab 0.2.2).
+MAH_PER_MBPS = 0.0039
 #: kb/s a user offers with the thesis' 10-minute think cap, and with caps of 2 min or less.
 USER_KBPS = 3.70
 USER_KBPS_SHORT_THINK = 13.6
