@@ -17,11 +17,10 @@ import pandas as pd
 import pytest
 
 from aqmlab.scenario import Bulk, Dumbbell, Link, Red, RunControl, Scenario, Tcp
+from tests.sim.identical import assert_same
 
 pytestmark = pytest.mark.ns3
 EXAMPLES = Path(__file__).parents[2] / "examples"
-TABLES = ("flows", "queues", "queue_ts", "links", "requests")
-TIMING = ["run_cpu_s", "wall_s"]
 
 
 def with_switches(simulate, scenario, routing: bool, rx: bool):
@@ -36,14 +35,6 @@ def with_switches(simulate, scenario, routing: bool, rx: bool):
     finally:
         cpp.SetFastRouting(True)
         cpp.SetDirectRx(True)
-
-
-def assert_same(a, b) -> None:
-    assert a.meta["events"] == b.meta["events"]
-    for name in TABLES:
-        pd.testing.assert_frame_equal(getattr(a, name), getattr(b, name), check_exact=True)
-    pd.testing.assert_frame_equal(a.summary.drop(columns=TIMING), b.summary.drop(columns=TIMING),
-                                  check_exact=True)
 
 
 def many_hosts() -> Scenario:

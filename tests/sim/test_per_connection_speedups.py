@@ -11,15 +11,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pandas as pd
 import pytest
 
 from aqmlab.scenario import Bulk, DropTail, Dumbbell, Link, RunControl, Scenario, Tcp, Transfers
+from tests.sim.identical import assert_same
 
 pytestmark = pytest.mark.ns3
 EXAMPLES = Path(__file__).parents[2] / "examples"
-TABLES = ("flows", "queues", "queue_ts", "links", "requests")
-TIMING = ["run_cpu_s", "wall_s"]
 
 
 def both(simulate, scenario):
@@ -36,14 +34,6 @@ def both(simulate, scenario):
         for switch in switches:
             switch(True)
     return slow, simulate(scenario)
-
-
-def assert_same(a, b) -> None:
-    assert a.meta["events"] == b.meta["events"]
-    for name in TABLES:
-        pd.testing.assert_frame_equal(getattr(a, name), getattr(b, name), check_exact=True)
-    pd.testing.assert_frame_equal(a.summary.drop(columns=TIMING), b.summary.drop(columns=TIMING),
-                                  check_exact=True)
 
 
 def test_two_way_web_ared_ecn_identical(simulate):

@@ -83,6 +83,18 @@ def test_tcp_variants(variant):
     assert tcp.sack == s.sack == (variant not in ("reno", "newreno"))
 
 
+def test_web_traffic_has_full_tcp_semantics_and_runs_on_either_engine():
+    """The explorer's PackMime group carries ns-2's Full-TCP options (as the studies with
+    PackMime set them), so that the same web settings pass the ns-2 engine's check, which
+    refuses web traffic without them."""
+    from aqmlab import engines
+    from aqmlab.kinds.tcp import FULL_TCP
+
+    for engine in ("ns3", "ns2"):
+        sc = build_scenario(Settings(traffic="web", load=0.8, rate_mbps=10, engine=engine))
+        assert sc.traffic[0].tcp == FULL_TCP
+        engines.get(engine).check(sc.resolve())
+
 def test_web_load_becomes_a_packmime_rate():
     sc = build_scenario(Settings(traffic="web", load=0.8, rate_mbps=10))
     g = sc.traffic[0]

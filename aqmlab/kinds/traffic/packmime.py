@@ -11,6 +11,7 @@ import numpy as np
 
 from aqmlab.errors import ScenarioError
 from aqmlab.kinds.controls import Control
+from aqmlab.kinds.tcp import FULL_TCP
 from aqmlab.kinds.traffic.base import TRAFFIC, ExplorerTraffic, PlanContext, TrafficBase
 from aqmlab.units import check_bool, check_float, check_time, parse_bytes, parse_time, set_attr
 from aqmlab.workload.calibration import rate_for_load
@@ -188,7 +189,10 @@ class PackMime(TrafficBase):
         if not value > 0:
             raise ScenarioError("load", value, "the offered web load must be > 0")
         rate = value * rate_bps / BITS_PER_WEB_CONNECTION
-        return {"kind": "packmime", "rate": round(rate, 6), "load": value, "rtt": "none"}
+        # ns-2's Full-TCP semantics, as the studies with PackMime set them: the same web
+        # connections on either engine (the ns-2 engine runs web traffic only with them)
+        return {"kind": "packmime", "rate": round(rate, 6), "load": value, "rtt": "none",
+                "tcp": dict(FULL_TCP)}
 
     # -- planning ------------------------------------------------------------------------------
 
