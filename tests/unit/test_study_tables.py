@@ -203,21 +203,24 @@ OLD_IDS = {
     ("ns2_vs_ns3", "tiny"): """
         ?X-web-ks ?X-web-loss ?X-web-utilisation ?X-web-queue ?X-web-timeouts
         ?X-qiu-loss ?X-qiu-utilisation ?X-qiu-queue ?X-qiu-timeouts ?X-qiu-goodput
-        ?X-qiu-jain ?X-pent-loss ?X-pent-utilisation ?X-pent-queue ?X-pent-timeouts
+        ?X-qiu-jain ?X-qiur-loss ?X-qiur-utilisation ?X-qiur-queue ?X-qiur-timeouts
+        ?X-qiur-goodput ?X-qiur-jain ?X-pent-loss ?X-pent-utilisation ?X-pent-queue ?X-pent-timeouts
         ?X-pent-goodput ?X-lot-loss ?X-lot-utilisation ?X-lot-queue ?X-lot-timeouts
         ?X-lot-goodput ?X-lot-jain ?X-web-cpu ?X-qiu-cpu
     """,
     ("ns2_vs_ns3", "quick"): """
         X-web-ks X-web-loss X-web-utilisation X-web-queue X-web-timeouts
         X-qiu-loss X-qiu-utilisation X-qiu-queue X-qiu-timeouts X-qiu-goodput
-        X-qiu-jain X-pent-loss X-pent-utilisation X-pent-queue X-pent-timeouts
+        X-qiu-jain X-qiur-loss X-qiur-utilisation X-qiur-queue X-qiur-timeouts
+        X-qiur-goodput X-qiur-jain X-pent-loss X-pent-utilisation X-pent-queue X-pent-timeouts
         X-pent-goodput X-lot-loss X-lot-utilisation X-lot-queue X-lot-timeouts
         X-lot-goodput X-lot-jain X-web-cpu X-qiu-cpu
     """,
     ("ns2_vs_ns3", "full"): """
         X-web-ks X-web-loss X-web-utilisation X-web-queue X-web-timeouts
         X-qiu-loss X-qiu-utilisation X-qiu-queue X-qiu-timeouts X-qiu-goodput
-        X-qiu-jain X-pent-loss X-pent-utilisation X-pent-queue X-pent-timeouts
+        X-qiu-jain X-qiur-loss X-qiur-utilisation X-qiur-queue X-qiur-timeouts
+        X-qiur-goodput X-qiur-jain X-pent-loss X-pent-utilisation X-pent-queue X-pent-timeouts
         X-pent-goodput X-lot-loss X-lot-utilisation X-lot-queue X-lot-timeouts
         X-lot-goodput X-lot-jain X-web-cpu X-qiu-cpu
     """,
