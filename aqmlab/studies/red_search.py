@@ -168,14 +168,6 @@ def mean_cdf(data: dict, key: str = "cdf", by: tuple = ("load_pct", "name")) -> 
         ccdf=lambda d: 1 - d.cdf)
 
 
-def stat(data: dict, load: int, name: str, col: str) -> float:
-    s = data.get("stats", pd.DataFrame())
-    if not len(s):
-        return math.nan
-    d = s[(s.load_pct == load) & (s.name == name)]
-    return float(d[col].mean()) if len(d) else math.nan
-
-
 def th(lo: float, hi: float) -> str:
     return label((lo, hi, 512, 10, 480))
 
@@ -315,6 +307,8 @@ FIGURES = [fig_thresholds, fig_stats, fig_wq_maxp, fig_thresholds_grid, fig_qlen
 # -- claims: metrics of claim_tables/red_search.toml -----------------------------------------
 
 METRICS = Metrics(STUDY)
+METRICS(ch.stats)
+METRICS(ch.over_1s)
 
 
 def _cdf(x: Inputs) -> pd.DataFrame:
@@ -343,17 +337,6 @@ def table_b6_cells(x: Inputs) -> list[dict[str, Any]]:
 
 
 @METRICS
-def stats(x: Inputs, load: int, col: str, arms: list[str]) -> dict[str, float]:
-    return {n: stat(x.data, load, n, col) for n in arms}
-
-
-@METRICS
-def over_1s(x: Inputs, load: int, arms: list[str]) -> dict[str, float]:
-    """% of responses > 1 s (100 - i1) per arm."""
-    return {n: 100 - stat(x.data, load, n, "i1") for n in arms}
-
-
-@METRICS
 def faster_share(x: Inputs, load: int, a: str, b: str, q_hi: float = 1.0) -> float:
     """Share of quantile levels (below ``q_hi``) at which ``a`` is faster than ``b``."""
     c = x.cached(_cdf)
@@ -366,7 +349,7 @@ def faster_share(x: Inputs, load: int, a: str, b: str, q_hi: float = 1.0) -> flo
 @METRICS
 def median_spread(x: Inputs, load: int, arms: list[str], need: int) -> float:
     """(max - min) / min of the arms' medians at ``load``, from at least ``need`` of them."""
-    meds = [stat(x.data, load, n, "median_ms") for n in arms]
+    meds = [ch.stat(x.data, load, n, "median_ms") for n in arms]
     meds = [m for m in meds if not math.isnan(m)]
     return (max(meds) - min(meds)) / min(meds) if len(meds) >= need else math.nan
 
@@ -374,26 +357,26 @@ def median_spread(x: Inputs, load: int, arms: list[str], need: int) -> float:
 @METRICS
 def qlen_median_spread(x: Inputs) -> float:
     """90 %, RED (30, 90): (max - min) / min of the medians at limits 480, 160, 120."""
-    q = {n: stat(x.data, 90, label((30, 90, 512, 10, n)), "median_ms") for n in (480, 160, 120)}
+    q = {n: ch.stat(x.data, 90, label((30, 90, 512, 10, n)), "median_ms") for n in (480, 160, 120)}
     vals = [v for v in q.values() if not math.isnan(v)]
     return (max(vals) - min(vals)) / min(vals) if len(vals) == 3 else math.nan
 
 
 @METRICS
 def max_drops(x: Inputs, load: int, arms: list[str]) -> float:
-    return max((stat(x.data, load, n, "loss_pct") for n in arms), default=math.nan)
+    return max((ch.stat(x.data, load, n, "loss_pct") for n in arms), default=math.nan)
 
 
 @METRICS
 def median_vs(x: Inputs, load: int, a: str, b: str) -> float:
     """|median a / median b - 1|."""
-    return abs(stat(x.data, load, a, "median_ms") / stat(x.data, load, b, "median_ms") - 1)
+    return abs(ch.stat(x.data, load, a, "median_ms") / ch.stat(x.data, load, b, "median_ms") - 1)
 
 
 @METRICS
 def named_stats(x: Inputs, load: int, col: str, arms: dict[str, str]) -> dict[str, float]:
     """``col`` at ``load`` of several arms, as {name: value}."""
-    return {k: stat(x.data, load, a, col) for k, a in arms.items()}
+    return {k: ch.stat(x.data, load, a, col) for k, a in arms.items()}
 
 
 def _rx(x: Inputs, name: str, col: str) -> float:
@@ -435,7 +418,7 @@ def burstiness(x: Inputs) -> dict[str, float]:
 
 @METRICS
 def b6_cell(x: Inputs, load: int, lo: int, hi: int, col: str) -> float:
-    return stat(x.data, load, th(lo, hi), col)
+    return ch.stat(x.data, load, th(lo, hi), col)
 
 
 CLAIMS = METRICS.table()

@@ -101,14 +101,6 @@ def mean_cdf(data: dict, key: str = "cdf") -> pd.DataFrame:
     return common.mean_cdf(c, ["load_pct", "name"])
 
 
-def stat(data: dict, load: int, name: str, col: str) -> float:
-    s = data.get("stats", pd.DataFrame())
-    if not len(s):
-        return math.nan
-    d = s[(s.load_pct == load) & (s.name == name)]
-    return float(d[col].mean()) if len(d) else math.nan
-
-
 def _qlens(data: dict) -> dict[str, int]:
     """label -> tail-drop queue limit (packets) of the tail-drop arms."""
     return {n: t["qlen"] for n, t in tags_of(data).items() if "qlen" in t}
@@ -230,6 +222,8 @@ def table_b4(data: dict) -> pd.DataFrame:
 # -- claims: metrics of claim_tables/tail_drop.toml ------------------------------------------
 
 METRICS = Metrics(STUDY)
+METRICS(ch.stats)
+METRICS(ch.over_1s)
 
 
 def _cdf(x: Inputs) -> pd.DataFrame:
@@ -284,29 +278,18 @@ def cdf_gap(x: Inputs, load: int, a: str, b: str, tmax: float = 3000) -> float:
 @METRICS
 def by_qlen(x: Inputs, load: int, col: str) -> dict[str, float]:
     """``col`` at ``load`` of every tail-drop arm of the profile, by queue limit."""
-    return {f"td-q{q}": stat(x.data, load, f"td-q{q}", col) for q in sorted(x.p.qlens)}
-
-
-@METRICS
-def stats(x: Inputs, load: int, col: str, arms: list[str]) -> dict[str, float]:
-    return {n: stat(x.data, load, n, col) for n in arms}
-
-
-@METRICS
-def over_1s(x: Inputs, load: int, arms: list[str]) -> dict[str, float]:
-    """% of responses > 1 s (100 - i1) per arm."""
-    return {n: 100 - stat(x.data, load, n, "i1") for n in arms}
+    return {f"td-q{q}": ch.stat(x.data, load, f"td-q{q}", col) for q in sorted(x.p.qlens)}
 
 
 @METRICS
 def median_ratio(x: Inputs, arm: str, load: int, per_load: int) -> float:
-    return stat(x.data, load, arm, "median_ms") / stat(x.data, per_load, arm, "median_ms")
+    return ch.stat(x.data, load, arm, "median_ms") / ch.stat(x.data, per_load, arm, "median_ms")
 
 
 @METRICS
 def uncongested_within_500ms(x: Inputs) -> Measured:
     """98 %: the uncongested network's CDF at 500 ms (its median in the note)."""
-    b98 = stat(x.data, 98, ch.BASELINE, "median_ms") if 98 in _loads(x) else math.nan
+    b98 = ch.stat(x.data, 98, ch.BASELINE, "median_ms") if 98 in _loads(x) else math.nan
     cv = curve(x.cached(_cdf), 98, ch.BASELINE)
     value = math.nan if cv is None else float(np.interp(500, cv[0], cv[1]))
     return Measured(value, values={"median": f"median {b98:.0f} ms"
@@ -318,7 +301,7 @@ def best_qlen(x: Inputs) -> Measured:
     """Whether 120 packets give the most responses within 1 s at 90 and 98 %."""
     best = {}
     for load in (90, 98):
-        i1 = {q: stat(x.data, load, f"td-q{q}", "i1") for q in sorted(x.p.qlens)}
+        i1 = {q: ch.stat(x.data, load, f"td-q{q}", "i1") for q in sorted(x.p.qlens)}
         if i1 and not any(math.isnan(v) for v in i1.values()) and 120 in i1:
             best[load] = max(i1, key=i1.get)
     return Measured(all(v == 120 for v in best.values()) if len(best) == 2 else None,
@@ -327,7 +310,7 @@ def best_qlen(x: Inputs) -> Measured:
 
 @METRICS
 def b4_cell(x: Inputs, load: int, qlen: int, col: str) -> float:
-    return stat(x.data, load, f"td-q{qlen}", col)
+    return ch.stat(x.data, load, f"td-q{qlen}", col)
 
 
 def _weigle(x: Inputs) -> tuple[Any, Any]:

@@ -331,3 +331,24 @@ def collect_runs(sw: Any, loads: dict[int, float], classes: bool = False,
 
     collect(sw, fn)
     return {k: stack(v) for k, v in parts.items()}
+
+
+# -- what both Christiansen studies read from their per-run "stats" table ---------------------
+
+def stat(data: dict, load: int, name: str, col: str) -> float:
+    """Mean of ``col`` over the runs of arm ``name`` at ``load`` % (NaN if there are none)."""
+    s = data.get("stats", pd.DataFrame())
+    if not len(s):
+        return math.nan
+    d = s[(s.load_pct == load) & (s.name == name)]
+    return float(d[col].mean()) if len(d) else math.nan
+
+
+def stats(x: Any, load: int, col: str, arms: list[str]) -> dict[str, float]:
+    """Claim metric: ``col`` at ``load`` per arm."""
+    return {n: stat(x.data, load, n, col) for n in arms}
+
+
+def over_1s(x: Any, load: int, arms: list[str]) -> dict[str, float]:
+    """Claim metric: % of responses > 1 s (100 - i1) per arm."""
+    return {n: 100 - stat(x.data, load, n, "i1") for n in arms}
