@@ -25,7 +25,7 @@ from __future__ import annotations
 import threading
 import time
 import uuid
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -75,25 +75,16 @@ class LocalExecutor:
             ) -> Iterator[Outcome | None]:
         """Yield each job's Outcome as it finishes (and None every ``heartbeat`` s). Jobs are
         taken from ``jobs`` only when a worker is free; a None from it means "none yet"."""
-        feed = iter(jobs)
-        exhausted = False
+        feed = _Feed(jobs)
         done = False
         try:
             while True:
-                waiting = False
-                while not exhausted and (self._pool is None
-                                         or self._pool.pending < self._pool.size):
-                    job = next(feed, _END)
-                    if job is _END:
-                        exhausted = True
-                    elif job is None:
-                        waiting = True
-                        break
-                    else:
-                        self.pool.submit(job.key, job.scenario.to_dict(), job.timeout)
+                waiting = feed.fill(
+                    lambda: self._pool is None or self._pool.pending < self._pool.size,
+                    lambda job: self.pool.submit(job.key, job.scenario.to_dict(), job.timeout))
                 pool = self._pool
                 if pool is None or not pool.pending:
-                    if exhausted:
+                    if feed.exhausted:
                         break
                     if waiting:
                         time.sleep(heartbeat)
@@ -149,33 +140,31 @@ class DaskExecutor:
             ) -> Iterator[Outcome | None]:
         """Submit jobs (earlier jobs get higher priority) while the cluster has free
         threads; yield outcomes as they come. A None from ``jobs`` means "none yet"."""
-        feed = iter(jobs)
-        exhausted = False
+        feed = _Feed(jobs)
         client = None
         remaining: dict[Any, Job] = {}
         rank, cap = 0, 1
         done = False
+
+        def submit(job: Job) -> None:
+            nonlocal client, cap, rank
+            if client is None:
+                client = self.client
+                cap = _threads(client)
+            rank += 1
+            fut = client.submit(dask_task, job.key, job.scenario.to_dict(), job.timeout,
+                                pure=False, retries=0, priority=-rank,
+                                key=f"aqmlab-{job.key}-{uuid.uuid4().hex[:8]}")
+            remaining[fut] = job
+
+        def room() -> bool:
+            return client is None or len(remaining) < cap
+
         try:
             last = time.monotonic()
             while True:
-                waiting = False
-                while not exhausted and (client is None or len(remaining) < cap):
-                    job = next(feed, _END)
-                    if job is _END:
-                        exhausted = True
-                    elif job is None:
-                        waiting = True
-                        break
-                    else:
-                        if client is None:
-                            client = self.client
-                            cap = _threads(client)
-                        rank += 1
-                        fut = client.submit(dask_task, job.key, job.scenario.to_dict(),
-                                            job.timeout, pure=False, retries=0, priority=-rank,
-                                            key=f"aqmlab-{job.key}-{uuid.uuid4().hex[:8]}")
-                        remaining[fut] = job
-                if not remaining and exhausted:
+                waiting = feed.fill(room, submit)
+                if not remaining and feed.exhausted:
                     break
                 finished = [f for f in remaining if f.done()]
                 for fut in finished:
@@ -208,6 +197,26 @@ class DaskExecutor:
 
 
 _END = object()
+
+
+class _Feed:
+    """The jobs iterable, taken lazily: only while there is room for another run."""
+
+    def __init__(self, jobs: Iterable[Job | None]) -> None:
+        self._jobs = iter(jobs)
+        self.exhausted = False
+
+    def fill(self, room: Callable[[], bool], submit: Callable[[Job], None]) -> bool:
+        """Submit jobs while ``room()``; True if the iterable said "none yet" (a None)."""
+        while not self.exhausted and room():
+            job = next(self._jobs, _END)
+            if job is _END:
+                self.exhausted = True
+            elif job is None:
+                return True
+            else:
+                submit(job)
+        return False
 
 
 def _threads(client: Any) -> int:
