@@ -3,6 +3,7 @@ results stay identical is tests/sim/test_socket_tables.py."""
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 import subprocess
 
@@ -14,7 +15,7 @@ from aqmlab.engines.ns3 import socket_tables
 @pytest.fixture
 def unloaded(monkeypatch, tmp_path):
     """This process as if the library were not loaded yet, with an empty cache."""
-    monkeypatch.setattr(socket_tables, "_lib", None)
+    monkeypatch.setattr(socket_tables, "LIBRARY", dataclasses.replace(socket_tables.LIBRARY))
     monkeypatch.setenv("AQMLAB_CACHE", str(tmp_path))
     return tmp_path
 

@@ -1,8 +1,8 @@
 """Build and load a g++-compiled library whose member functions replace the wheel's own.
 
-The technique of ``socket_tables`` as a reusable class: a C++ file in ``cpp/`` defines
-members of ns-3 classes; g++ compiles it once against the wheel's headers into a cache
-folder (keyed by the source, the flags and the wheel's library); loaded with
+C++ files in ``cpp/`` define members of ns-3 classes; g++ compiles them once against the
+wheel's headers (and ``cpp/interpose.h``) into one library in a cache folder, keyed by the
+sources, the headers, the flags and the wheel's library; loaded with
 ``RTLD_GLOBAL`` *before* any ns-3 library, its definitions win symbol resolution, so the
 wheel's calls through its PLT (calls across translation units) bind to them. Without g++,
 or with all of the library's environment switches at ``0``, nothing is loaded and ns-3's
@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
+#: Headers every source may include (their text is part of the cache key).
+HEADERS = ("interpose.h", "switches.h")
 _FLAGS = ("-std=c++20", "-O2", "-fPIC", "-shared", "-DNS3_LOG_ENABLE", "-DNS3_ASSERT_ENABLE",
           "-DNS3_BUILD_PROFILE_RELEASE")
 
@@ -42,20 +44,24 @@ def wheel_loaded(version: str, module: str) -> bool:
 
 @dataclass
 class Interposer:
-    """One library: ``source`` in ``aqmlab/engines/ns3/cpp``, the symbols it exports (a linker
-    version script's ``global:`` patterns), the ns-3 modules it links, and the environment
-    switches that turn its parts off (it is not loaded when every one is ``0``)."""
+    """One library: its ``sources`` in ``aqmlab/engines/ns3/cpp`` (the first names it), the
+    symbols it exports (a linker version script's ``global:`` patterns), the ns-3 modules it
+    links, and the environment switches that turn it off (it is not loaded when every one is
+    ``0``; each source reads its own switches too)."""
 
-    source: str
+    sources: tuple[str, ...]
     exports: tuple[str, ...]
     modules: tuple[str, ...]
     switches: tuple[str, ...]
     what: str  # for warnings: what stays slow without it
+    #: The ns-3 modules whose members it replaces, which must not be loaded before it
+    #: (default: all of ``modules``).
+    replaces: tuple[str, ...] = ()
     _lib: ctypes.CDLL | None = field(default=None, init=False, repr=False)
 
     @property
     def lib_name(self) -> str:
-        return f"libaqmlab_{Path(self.source).stem}.so"
+        return f"libaqmlab_{Path(self.sources[0]).stem}.so"
 
     def wanted(self) -> bool:
         """Whether any of its switches is on in this process's environment."""
@@ -63,10 +69,11 @@ class Interposer:
 
     def library_path(self, prefix: Path, version: str) -> Path | None:
         """The compiled library for this wheel, built if missing; None if it cannot be."""
-        source = (Path(str(resources.files("aqmlab.engines.ns3") / "cpp")) / self.source).read_bytes()
+        cpp = Path(str(resources.files("aqmlab.engines.ns3") / "cpp"))
+        texts = {name: (cpp / name).read_bytes() for name in (*self.sources, *HEADERS)}
         lib = prefix / "lib64" / f"libns{version}-{self.modules[0]}.so"
         stamp = f"{lib}:{lib.stat().st_size}:{lib.stat().st_mtime_ns}" if lib.exists() else ""
-        key = hashlib.sha256(source + stamp.encode() + " ".join(_FLAGS).encode()
+        key = hashlib.sha256(b"".join(texts.values()) + stamp.encode() + " ".join(_FLAGS).encode()
                              + " ".join(self.modules).encode()).hexdigest()[:16]
         out = cache_dir() / "native" / key / self.lib_name
         if out.exists():
@@ -78,17 +85,19 @@ class Interposer:
             return None
         out.parent.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory(dir=out.parent) as tmp:
-            src, script, built = Path(tmp) / self.source, Path(tmp) / "exports.map", Path(tmp) / "lib.so"
-            src.write_bytes(source)
+            for name, text in texts.items():
+                (Path(tmp) / name).write_bytes(text)
+            script, built = Path(tmp) / "exports.map", Path(tmp) / "lib.so"
             script.write_text("{\n  global:\n" + "".join(f"    {e};\n" for e in self.exports)
                               + "  local: *;\n};\n")
             libdir = prefix / "lib64"
-            cmd = [gxx, *_FLAGS, f"-I{prefix / 'include'}", str(src), f"-L{libdir}",
+            cmd = [gxx, *_FLAGS, f"-I{prefix / 'include'}", f"-I{tmp}",
+                   *(str(Path(tmp) / n) for n in self.sources), f"-L{libdir}",
                    *(f"-lns{version}-{m}" for m in self.modules), "-ldl",
                    f"-Wl,-rpath,{libdir}", f"-Wl,--version-script,{script}", "-o", str(built)]
             done = subprocess.run(cmd, capture_output=True, text=True, check=False)
             if done.returncode != 0:
-                warnings.warn(f"could not compile {self.source} ({self.what}):\n"
+                warnings.warn(f"could not compile {self.sources[0]} ({self.what}):\n"
                               f"{done.stderr[-2000:]}", RuntimeWarning, stacklevel=3)
                 return None
             os.replace(built, out)  # atomic: concurrent workers see a whole library or none
@@ -100,7 +109,7 @@ class Interposer:
             return True
         if not self.wanted():
             return False
-        if any(wheel_loaded(version, m) for m in self.modules):
+        if any(wheel_loaded(version, m) for m in self.replaces or self.modules):
             warnings.warn(f"ns-3 was loaded before aqmlab: {self.what}", RuntimeWarning,
                           stacklevel=2)
             return False

@@ -18,7 +18,7 @@ from aqmlab.engines.ns3.interposer import Interposer
 __all__ = ["COUNTERS", "load", "active", "enabled", "calls", "reset"]
 
 LIBRARY = Interposer(
-    source="object_memo.cc",
+    sources=("object_memo.cc",),
     exports=('extern "C++" { ns3::ObjectBase::ConstructSelf*; '
              "ns3::TypeId::SetAttributeInitialValue*; ns3::TypeId::LookupTraceSourceByName*; }",
              "aqmlab_object_memo_*"),

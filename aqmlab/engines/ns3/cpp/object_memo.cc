@@ -31,10 +31,9 @@
 #include "ns3/string.h"
 #include "ns3/type-id.h"
 
-#include <dlfcn.h>
+#include "interpose.h"
 
 #include <cstdint>
-#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <unordered_map>
@@ -44,36 +43,8 @@ namespace
 {
 using namespace ns3;
 
-bool
-Switch(const char* name)
-{
-    const char* v = std::getenv(name);
-    return v == nullptr || std::strcmp(v, "0") != 0;
-}
-
-const bool g_fastConstruct = Switch("AQMLAB_FAST_CONSTRUCT");
-const bool g_traceMemo = Switch("AQMLAB_TRACE_MEMO");
-
-/// The wheel's definition of a member function: the next one after this library.
-template <typename MemberFn>
-MemberFn
-Next(const char* symbol)
-{
-    void* address = dlsym(RTLD_NEXT, symbol);
-    if (address == nullptr)
-    {
-        NS_FATAL_ERROR("aqmlab object_memo: " << symbol << " not found in the ns-3 libraries");
-    }
-    struct
-    {
-        void* ptr;
-        std::ptrdiff_t adj;
-    } rep{address, 0}; // Itanium C++ ABI: a non-virtual member function pointer
-    static_assert(sizeof(MemberFn) == sizeof(rep));
-    MemberFn fn;
-    std::memcpy(&fn, &rep, sizeof(fn));
-    return fn;
-}
+const bool g_fastConstruct = aqmlab::EnvSwitch("AQMLAB_FAST_CONSTRUCT", true);
+const bool g_traceMemo = aqmlab::EnvSwitch("AQMLAB_TRACE_MEMO", true);
 
 struct AttributeRec
 {
@@ -166,7 +137,7 @@ TypeId::SetAttributeInitialValue(std::size_t i, Ptr<const AttributeValue> initia
 {
     using Fn = bool (TypeId::*)(std::size_t, Ptr<const AttributeValue>);
     static const Fn next =
-        Next<Fn>("_ZN3ns36TypeId24SetAttributeInitialValueEmNS_3PtrIKNS_14AttributeValueEEE");
+        aqmlab::NextMember<Fn>("_ZN3ns36TypeId24SetAttributeInitialValueEmNS_3PtrIKNS_14AttributeValueEEE");
     ++g_generation;
     return (this->*next)(i, initialValue);
 }
@@ -176,7 +147,7 @@ ObjectBase::ConstructSelf(const AttributeConstructionList& attributes)
 {
     using Fn = void (ObjectBase::*)(const AttributeConstructionList&);
     static const Fn next =
-        Next<Fn>("_ZN3ns310ObjectBase13ConstructSelfERKNS_25AttributeConstructionListE");
+        aqmlab::NextMember<Fn>("_ZN3ns310ObjectBase13ConstructSelfERKNS_25AttributeConstructionListE");
     if (!g_fastConstruct)
     {
         (this->*next)(attributes);

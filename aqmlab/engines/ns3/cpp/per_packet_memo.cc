@@ -26,44 +26,17 @@
 #include "ns3/tcp-option-winscale.h"
 #include "ns3/tcp-option.h"
 
-#include <dlfcn.h>
+#include "interpose.h"
 
 #include <cstdint>
-#include <cstdlib>
-#include <cstring>
 #include <unordered_map>
 
 namespace
 {
 using namespace ns3;
 
-bool
-On(const char* name)
-{
-    const char* v = std::getenv(name);
-    return v == nullptr || std::strcmp(v, "0") != 0;
-}
-
-const bool g_fastOptions = On("AQMLAB_FAST_OPTIONS");
-const bool g_txTimeMemo = On("AQMLAB_TX_TIME_MEMO");
-
-/// The wheel's definition of a member function: the next one after this library.
-template <typename MemberFn>
-MemberFn
-NextMember(const char* symbol)
-{
-    void* address = dlsym(RTLD_NEXT, symbol);
-    NS_ABORT_MSG_IF(address == nullptr, "aqmlab per_packet_memo: " << symbol << " not found");
-    struct
-    {
-        void* ptr;
-        std::ptrdiff_t adj;
-    } rep{address, 0}; // Itanium C++ ABI: a non-virtual member function pointer
-    static_assert(sizeof(MemberFn) == sizeof(rep));
-    MemberFn fn;
-    std::memcpy(&fn, &rep, sizeof(fn));
-    return fn;
-}
+const bool g_fastOptions = aqmlab::EnvSwitch("AQMLAB_FAST_OPTIONS", true);
+const bool g_txTimeMemo = aqmlab::EnvSwitch("AQMLAB_TX_TIME_MEMO", true);
 
 std::unordered_map<uint64_t, Time> g_txTimes; // (rate in bit/s, bytes) -> time; see below
 Time::Unit g_txTimesUnit = Time::S;           // the resolution g_txTimes was made with
@@ -86,8 +59,8 @@ namespace ns3
 Ptr<TcpOption>
 TcpOption::CreateOption(uint8_t kind)
 {
-    static const auto next = reinterpret_cast<Ptr<TcpOption> (*)(uint8_t)>(
-        dlsym(RTLD_NEXT, "_ZN3ns39TcpOption12CreateOptionEh"));
+    static const auto next =
+        aqmlab::NextFunction<Ptr<TcpOption> (*)(uint8_t)>("_ZN3ns39TcpOption12CreateOptionEh");
     if (!g_fastOptions)
     {
         return next(kind);
@@ -131,7 +104,7 @@ Time
 DataRate::CalculateBytesTxTime(uint32_t bytes) const
 {
     using Fn = Time (DataRate::*)(uint32_t) const;
-    static const Fn next = NextMember<Fn>("_ZNK3ns38DataRate20CalculateBytesTxTimeEj");
+    static const Fn next = aqmlab::NextMember<Fn>("_ZNK3ns38DataRate20CalculateBytesTxTimeEj");
     // a rate below 2^40 bit/s (1 Tb/s) and a size below 2^24 bytes make a unique key
     if (!g_txTimeMemo || m_bps >= (uint64_t(1) << 40) || bytes >= (1u << 24))
     {

@@ -15,11 +15,9 @@
 #include "ns3/global-route-manager.h"
 #include "ns3/global-router-interface.h"
 
-#include <dlfcn.h>
+#include "interpose.h"
 
 #include <cstdint>
-#include <cstdlib>
-#include <cstring>
 #include <unordered_map>
 #include <vector>
 
@@ -27,10 +25,7 @@ namespace
 {
 using namespace ns3;
 
-const bool g_enabled = [] {
-    const char* v = std::getenv("AQMLAB_SPF_INDEX");
-    return v == nullptr || std::strcmp(v, "0") != 0;
-}();
+const bool g_enabled = aqmlab::EnvSwitch("AQMLAB_SPF_INDEX", true);
 
 bool g_inSpf = false; // inside GlobalRouteManager::InitializeRoutes
 std::unordered_map<const GlobalRoutingLSA*, std::vector<GlobalRoutingLinkRecord*>> g_index;
@@ -54,8 +49,7 @@ void
 GlobalRouteManager::InitializeRoutes()
 {
     static const auto next =
-        reinterpret_cast<void (*)()>(dlsym(RTLD_NEXT, "_ZN3ns318GlobalRouteManager16InitializeRoutesEv"));
-    NS_ASSERT_MSG(next, "aqmlab spf_index: GlobalRouteManager::InitializeRoutes not found");
+        aqmlab::NextFunction<void (*)()>("_ZN3ns318GlobalRouteManager16InitializeRoutesEv");
     g_inSpf = g_enabled;
     g_index.clear();
     next();
