@@ -1,5 +1,5 @@
-"""Sender mechanisms where ns-2.35 and ns-3.44 part ways: the retransmission timer and Reno's
-loss recovery. Each is a :class:`~aqmlab.kinds.tcp.Tcp` field whose default, "auto", is
+"""Sender mechanisms where ns-2.35 and ns-3.44 part ways: the retransmission timer, Reno's
+and SACK's loss recovery. Each is a :class:`~aqmlab.kinds.tcp.Tcp` field whose default, "auto", is
 ns-2's behaviour for the variants ns-2 has (reno, newreno, sack) and ns-3's for the others
 (cubic, bbr, dctcp, linux-reno); either value can be chosen explicitly.
 
@@ -105,6 +105,18 @@ MECHANISMS = (
         "segments, and without limited transmit the first two dupacks free nothing. At "
         "windows of 3-7 segments ns-2's is up to a segment more, hence more dupacks for a "
         "next loss; with two holes in a window, ns-3 sent new data two dupacks later."),
+    Mechanism(
+        "sack_recovery", ("rfc6675", "ns2_sack1"), "ns2_sack1", "rfc6675", "rfc6675",
+        "SACK loss recovery (variant sack): ns-3's RFC 6675, or ns-2's one-way "
+        "Agent/TCP/Sack1 (tcp-sack1.cc, ScoreBoardRQ): recovery at the third duplicate ACK "
+        "that adds SACK information, never before; cwnd exactly half of min(cwnd, rwnd) "
+        "(ssthresh rounded down), not the flight net of SACKed segments; pipe a counter "
+        "(flight at entry - 3, -1 per ACK, -2 per partial ACK, +1 per segment sent); "
+        "every hole below the highest SACK resent once, in order, before new data (RFC "
+        "6675: only holes with three SACKed segments above); every partial ACK restarts "
+        "the timer; cwnd not opened by the ACK that ends recovery; a timeout drops the "
+        "SACK information (go-back-N resends what the receiver holds). ns-2's Full-TCP "
+        "SACK (web traffic) is another algorithm, not modelled: 'auto' is rfc6675 there."),
 )
 
 FIELDS = tuple(m.field for m in MECHANISMS)
@@ -148,6 +160,7 @@ def ns3_attributes(tcp: Tcp, one_way: bool) -> tuple[tuple[str, str], ...]:
         ("RenoFastRetransmitGuard", on("fast_retransmit_guard", "fast_retransmit")),
         ("RenoHalfCwnd", on("reno_window", "ns2")),
         ("LimitedTransmitAfterTimeout", on("dupacks_after_timeout", "limited_transmit")),
+        ("Sack1Recovery", on("sack_recovery", "ns2_sack1")),
     )
 
 
