@@ -645,7 +645,7 @@ class AqmTcpSocket : public TcpSocketBase
         TcpSocketBase::ProcessAck(ack, scoreboardUpdated, currentDelivered, oldHead, receivedData);
         m_sack1Partial = false;
         LimitedTransmitInLoss(before, ack, oldHead, receivedData);
-        if (!m_sackEnabled && before == TcpSocketState::CA_LOSS &&
+        if ((!m_sackEnabled || sack1) && before == TcpSocketState::CA_LOSS &&
             m_tcb->m_congState == TcpSocketState::CA_OPEN && ack > oldHead &&
             ack - recoverBefore < m_tcb->m_segmentSize)
         {
