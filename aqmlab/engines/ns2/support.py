@@ -126,6 +126,8 @@ def _mechanisms(t: Tcp, full_tcp: bool, fail) -> None:
             continue
         if m.field == "dupacks_after_timeout" and (t.sack or not t.limited_transmit):
             continue  # only without SACK and with limited transmit
+        if m.field == "sack_recovery" and (t.variant != "sack" or full_tcp):
+            continue  # Sack1's; Full-TCP's SACK recovery is neither choice
         want = m.ns2_full if full_tcp else m.ns2
         if m.field == "rtt_sampling" and t.timestamps:
             want = "every_ack"

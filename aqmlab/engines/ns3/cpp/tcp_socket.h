@@ -5,6 +5,7 @@
 //    ACK in fast recovery, even a partial one, ends it with cwnd = ssthresh, so further
 //    losses of the window need three new duplicate ACKs (another fast retransmit and
 //    halving) or a timeout. ns-3 has only NewReno/RFC 6675 recovery. See "Reno" below.
+//  * ns-2's Agent/TCP/Sack1 loss recovery with SACK (Sack1Recovery; see "Sack1" below).
 //  * per-flow counters (segments sent, retransmissions, timeouts, fast recoveries),
 //    kept in C++ and exported at the end of the run.
 //  * RFC 793 closing where ns-3 3.44 strands connections (see "Closing" below), and a
@@ -29,6 +30,8 @@
 #include <functional>
 #include <limits>
 #include <set>
+#include <utility>
+#include <vector>
 #include <sstream>
 #include <unordered_set>
 
@@ -192,6 +195,12 @@ class AqmTcpSocket : public TcpSocketBase
                               "singledup_); false: ns-3 ignores dupacks in the loss state",
                               BooleanValue(false),
                               MakeBooleanAccessor(&AqmTcpSocket::m_ltAfterTimeout),
+                              MakeBooleanChecker())
+                .AddAttribute("Sack1Recovery",
+                              "With SACK: ns-2's Agent/TCP/Sack1 loss recovery (see "
+                              "\"Sack1\" below); false: ns-3's RFC 6675",
+                              BooleanValue(false),
+                              MakeBooleanAccessor(&AqmTcpSocket::m_sack1),
                               MakeBooleanChecker());
         return tid;
     }
@@ -225,6 +234,7 @@ class AqmTcpSocket : public TcpSocketBase
           m_renoGuard(other.m_renoGuard),
           m_renoHalfCwnd(other.m_renoHalfCwnd),
           m_ltAfterTimeout(other.m_ltAfterTimeout),
+          m_sack1(other.m_sack1),
           m_stats(nullptr)
     {
         Live().insert(this);
@@ -538,7 +548,16 @@ class AqmTcpSocket : public TcpSocketBase
             m_dupAckCount = 0;
         }
         m_stateBeforeAck = m_tcb->m_congState; // the base class may enter CWR from it
-        TcpSocketBase::ReceivedAck(packet, tcpHeader);
+        if (Sack1())
+        {
+            const bool ignoreSack = Sack1Ack(tcpHeader);
+            TcpSocketBase::ReceivedAck(packet, ignoreSack ? WithoutSack(tcpHeader) : tcpHeader);
+            Sack1Send();
+        }
+        else
+        {
+            TcpSocketBase::ReceivedAck(packet, tcpHeader);
+        }
         if (m_tracePort)
         {
             Trace('A', tcpHeader.GetAckNumber());
@@ -615,9 +634,18 @@ class AqmTcpSocket : public TcpSocketBase
             m_recover = ack;
         }
         const SequenceNumber32 recoverBefore = m_recover;
+        const bool sack1 = Sack1();
+        if (sack1 && ack > oldHead && (before == TcpSocketState::CA_OPEN ||
+                                       before == TcpSocketState::CA_DISORDER))
+        {
+            m_dupAckCount = 0; // ns-2 newack(): a new ACK is never a duplicate (see "Sack1")
+        }
+        m_sack1Partial = m_sack1Active && before == TcpSocketState::CA_RECOVERY && ack > oldHead &&
+                         ack < m_recover;
         TcpSocketBase::ProcessAck(ack, scoreboardUpdated, currentDelivered, oldHead, receivedData);
+        m_sack1Partial = false;
         LimitedTransmitInLoss(before, ack, oldHead, receivedData);
-        if (!m_sackEnabled && before == TcpSocketState::CA_LOSS &&
+        if ((!m_sackEnabled || sack1) && before == TcpSocketState::CA_LOSS &&
             m_tcb->m_congState == TcpSocketState::CA_OPEN && ack > oldHead &&
             ack - recoverBefore < m_tcb->m_segmentSize)
         {
@@ -680,6 +708,10 @@ class AqmTcpSocket : public TcpSocketBase
             m_tcb->m_cWnd = uint32_t(cwnd);
             m_tcb->m_cWndInfl = m_tcb->m_cWnd;
             m_halfCwnd = 0;
+        }
+        if (sack1)
+        {
+            Sack1AfterAck(before, after, ack, oldHead, cwndBefore, fromCwr);
         }
         if (before != TcpSocketState::CA_RECOVERY && after == TcpSocketState::CA_RECOVERY)
         {
@@ -858,6 +890,10 @@ class AqmTcpSocket : public TcpSocketBase
 
     void NewAck(const SequenceNumber32& ack, bool resetRTO) override
     {
+        // Sack1: every partial ACK restarts the timer (newtimer), then t_backoff_ = 1; ns-3
+        // restarts it at the first partial ACK only
+        const bool sack1Partial = m_sack1Partial;
+        resetRTO = resetRTO || sack1Partial;
         if (!ManagesRto())
         {
             TcpSocketBase::NewAck(ack, resetRTO);
@@ -873,6 +909,10 @@ class AqmTcpSocket : public TcpSocketBase
         if (m_retxEvent.IsPending() && m_retxEvent.GetUid() != uid)
         {
             RearmRetransmitTimer(true);
+        }
+        if (sack1Partial)
+        {
+            m_clock.backoff = 1;
         }
     }
 
@@ -1067,6 +1107,233 @@ class AqmTcpSocket : public TcpSocketBase
         }
     }
 
+    // ---- Sack1 (ns-2) -----------------------------------------------------------------
+    // ns-2's one-way SACK sender, Agent/TCP/Sack1 (tcp-sack1.cc with ScoreBoardRQ), is not
+    // RFC 6675 (ns-3). With Sack1Recovery this socket recovers as it does:
+    //  * Scoreboard: the SACK blocks above the cumulative ACK, from duplicate ACKs since
+    //    the last new ACK and from every ACK during recovery; cleared by a new ACK outside
+    //    recovery, at the end of a recovery and at a timeout. Until the first new ACK
+    //    after a timeout, and here for the whole loss state, SACK blocks are ignored
+    //    (timeout_). ns-3 keeps SACKed marks across all of these.
+    //  * Entry: the third duplicate ACK that adds SACK information (dupacks_ counts only
+    //    those, and a new ACK resets it even when it SACKs new data, which ns-3 counts
+    //    as a duplicate); never earlier because three segments are SACKed (ns-3's
+    //    IsLost). ssthresh = max(2, floor(min(cwnd, rwnd) / 2)) segments and cwnd exactly
+    //    half (slowdown(CLOSE_SSTHRESH_HALF | CLOSE_CWND_HALF)); ns-3 halves the flight
+    //    net of SACKed and lost segments, 1-2 segments less at small windows. After a
+    //    timeout no recovery until the cumulative ACK passes the highest segment sent
+    //    before it (bugFix_), as for Reno.
+    //  * During recovery, pipe_ is a counter: the flight at entry minus 3, one less per
+    //    ACK, two less per partial ACK (partial_ack_ 0), one more per segment sent
+    //    (the fast retransmission excepted). While pipe_ < floor(cwnd), the next hole
+    //    above the highest one resent (h_seqno_) with a SACK block above it is resent,
+    //    else new data: every hole below the highest SACK goes once, in order, before
+    //    new data (ns-3: only holes with three SACKed segments above). ns-3 sends here
+    //    nothing of its own (AvailableWindow 0) except its partial-ACK retransmission
+    //    (DoRetransmit), which is steered to Sack1's choice; it is one segment the
+    //    counter may not yet allow.
+    //  * Every partial ACK restarts the retransmission timer (ns-3: the first only).
+    //  * Exit: the ACK covering the recovery point; cwnd stays the exact half, not
+    //    opened for that ACK (newack() without opencwnd()).
+    //  * Timeout: SACK information dropped and go-back-N from the cumulative ACK,
+    //    segments the receiver holds included (ns-3 skips the SACKed ones).
+    // ns-2's Full-TCP SACK (web traffic, tcp-full.cc) is another algorithm, not modelled.
+    bool Sack1() const
+    {
+        return m_sack1 && m_sackEnabled;
+    }
+
+    /// A header identical to `h` without its SACK option.
+    static TcpHeader WithoutSack(const TcpHeader& h)
+    {
+        TcpHeader c;
+        c.SetSourcePort(h.GetSourcePort());
+        c.SetDestinationPort(h.GetDestinationPort());
+        c.SetSequenceNumber(h.GetSequenceNumber());
+        c.SetAckNumber(h.GetAckNumber());
+        c.SetFlags(h.GetFlags());
+        c.SetWindowSize(h.GetWindowSize());
+        c.SetUrgentPointer(h.GetUrgentPointer());
+        for (const auto& option : h.GetOptionList())
+        {
+            if (option->GetKind() != TcpOption::SACK)
+            {
+                c.AppendOption(option);
+            }
+        }
+        return c;
+    }
+
+    /// Before the base class sees an ACK: pipe_ and the scoreboard. Returns whether the
+    /// ACK's SACK blocks are to be ignored (the loss state after a timeout).
+    bool Sack1Ack(const TcpHeader& h)
+    {
+        // No segment is marked lost from SACK blocks: recovery starts at the third
+        // duplicate ACK only and resends the holes of this scoreboard (Sack1NextHole).
+        m_txBuffer->SetDupAckThresh(65536);
+        m_sack1Entered = false;
+        const SequenceNumber32 ack = h.GetAckNumber();
+        const SequenceNumber32 head = m_txBuffer->HeadSequence();
+        if (ack < head)
+        {
+            return false; // stale: the base class drops it
+        }
+        if (m_sack1Active)
+        {
+            m_sack1Pipe -= (ack > head && ack < m_recover) ? 2 : 1;
+        }
+        if (m_tcb->m_congState == TcpSocketState::CA_LOSS)
+        {
+            m_sack1Blocks.clear();
+            return true;
+        }
+        if (ack > head && !m_sack1Active)
+        {
+            m_sack1Blocks.clear(); // a new ACK outside recovery
+            return false;
+        }
+        Ptr<const TcpOptionSack> sack =
+            DynamicCast<const TcpOptionSack>(h.GetOption(TcpOption::SACK));
+        if (sack)
+        {
+            for (const auto& block : sack->GetSackList())
+            {
+                m_sack1Blocks.push_back(block);
+            }
+        }
+        // sorted, merged, above the cumulative ACK
+        std::sort(m_sack1Blocks.begin(), m_sack1Blocks.end());
+        std::vector<std::pair<SequenceNumber32, SequenceNumber32>> merged;
+        for (auto [l, r] : m_sack1Blocks)
+        {
+            l = std::max(l, ack);
+            if (r <= l)
+            {
+                continue;
+            }
+            if (!merged.empty() && l <= merged.back().second)
+            {
+                merged.back().second = std::max(merged.back().second, r);
+            }
+            else
+            {
+                merged.emplace_back(l, r);
+            }
+        }
+        m_sack1Blocks.swap(merged);
+        return false;
+    }
+
+    /// ScoreBoardRQ::GetNextRetran: the first hole at or above max(h_seqno_, SND.UNA)
+    /// with a SACK block above it.
+    bool Sack1NextHole(SequenceNumber32* hole) const
+    {
+        const SequenceNumber32 from = std::max(m_sack1Rxt, m_txBuffer->HeadSequence());
+        for (size_t i = 0; i < m_sack1Blocks.size(); ++i)
+        {
+            const auto& [l, r] = m_sack1Blocks[i];
+            if (l > from)
+            {
+                *hole = from;
+                return true;
+            }
+            if (from <= r)
+            {
+                *hole = r;
+                return i + 1 < m_sack1Blocks.size();
+            }
+        }
+        return false;
+    }
+
+    /// After the base class processed an ACK: entry (dupack_action) and exit.
+    void Sack1AfterAck(TcpSocketState::TcpCongState_t before,
+                       TcpSocketState::TcpCongState_t after,
+                       const SequenceNumber32& ack,
+                       const SequenceNumber32& oldHead,
+                       uint32_t cwndBefore,
+                       bool fromCwr)
+    {
+        const uint32_t mss = m_tcb->m_segmentSize;
+        if (!m_sack1Active && before != TcpSocketState::CA_RECOVERY &&
+            after == TcpSocketState::CA_RECOVERY)
+        {
+            m_sack1Active = true;
+            m_sack1Entered = true; // ns-2 sends nothing more for this ACK
+            m_sack1Pipe = int64_t((m_tcb->m_highTxMark - m_txBuffer->HeadSequence()) / mss) -
+                          int64_t(m_retxThresh);
+            m_sack1Rxt = m_txBuffer->HeadSequence() + mss; // MarkRetran(highest_ack_ + 1)
+            if (fromCwr)
+            {
+                m_sack1Cwnd = m_tcb->m_cWnd; // the ECN response already cut the window
+            }
+            else
+            {
+                m_tcb->m_ssThresh = RenoHalfWindow(cwndBefore);
+                m_sack1Cwnd = std::max(mss, std::min(cwndBefore, m_rWnd.Get()) / 2);
+            }
+            m_tcb->m_cWnd = m_sack1Cwnd;
+            m_tcb->m_cWndInfl = m_sack1Cwnd;
+        }
+        else if (m_sack1Active && after != TcpSocketState::CA_RECOVERY)
+        {
+            m_sack1Active = false;
+            m_sack1Blocks.clear();
+            if (after == TcpSocketState::CA_OPEN)
+            {
+                m_tcb->m_cWnd = m_sack1Cwnd; // kept, not opened for this ACK
+                m_tcb->m_cWndInfl = m_sack1Cwnd;
+            }
+        }
+        else if (!m_sack1Active && ack > oldHead && after == TcpSocketState::CA_DISORDER)
+        {
+            // A new ACK that SACKs new data: ns-3 counted it as a first duplicate
+            m_dupAckCount = 0;
+            m_congestionControl->CongestionStateSet(m_tcb, TcpSocketState::CA_OPEN);
+            m_tcb->m_congState = TcpSocketState::CA_OPEN;
+        }
+    }
+
+    /// send_much() in recovery, after the base class processed an ACK.
+    void Sack1Send()
+    {
+        if (!m_sack1Active || m_sack1Entered || m_tcb->m_congState != TcpSocketState::CA_RECOVERY)
+        {
+            return;
+        }
+        const uint32_t mss = m_tcb->m_segmentSize;
+        while (m_sack1Pipe < int64_t(m_tcb->m_cWnd.Get() / mss))
+        {
+            SequenceNumber32 seq;
+            if (!Sack1NextHole(&seq))
+            {
+                seq = m_tcb->m_highTxMark;
+                if (m_txBuffer->SizeFromSequence(seq) == 0)
+                {
+                    NotifySend(GetTxAvailable());
+                }
+                if (m_txBuffer->SizeFromSequence(seq) == 0 ||
+                    seq + mss > m_txBuffer->HeadSequence() + m_rWnd.Get())
+                {
+                    break;
+                }
+            }
+            m_tcb->m_nextTxSequence = seq;
+            const uint32_t sz = SendDataPacket(seq, mss, true);
+            if (sz == 0)
+            {
+                break;
+            }
+            m_tcb->m_nextTxSequence = seq + sz;
+        }
+    }
+
+    /// In a Sack1 recovery the sender is Sack1Send: ns-3's sends nothing.
+    uint32_t AvailableWindow() const override
+    {
+        return m_sack1Active ? 0 : TcpSocketBase::AvailableWindow();
+    }
+
     void ReTxTimeout() override
     {
         NagleForNewDataOnly(); // a resent short tail must not wait for Nagle
@@ -1088,6 +1355,16 @@ class AqmTcpSocket : public TcpSocketBase
                                  m_state != SYN_SENT && m_txBuffer->Size() > 0 &&
                                  m_txBuffer->HeadSequence() < m_tcb->m_highTxMark;
         m_lossDupAcks = 0; // ns-2 Reno timeout(): dupacks_ = 0
+        const uint32_t inFlightBefore = BytesInFlight();
+        const bool sack1Reset = dataTimeout && Sack1();
+        if (sack1Reset)
+        {
+            // Sack1 timeout(): fastrecov_ ends, ClearScoreBoard(): go-back-N from the
+            // cumulative ACK, SACKed segments included (ns-3 keeps them and skips them)
+            m_sack1Active = false;
+            m_sack1Blocks.clear();
+            m_txBuffer->SetSentListLost(true);
+        }
         if (dataTimeout && ManagesRto())
         {
             m_rttActive = false; // ns-2 reset_rtx_timer: no timing across a timeout
@@ -1106,11 +1383,18 @@ class AqmTcpSocket : public TcpSocketBase
         {
             m_tcb->m_ssThresh = RenoHalfWindow(cwndBefore);
         }
+        else if (timedOut && sack1Reset)
+        {
+            // ns-3's rule, from the flight before the SACK information was dropped
+            m_tcb->m_ssThresh =
+                halves ? m_congestionControl->GetSsThresh(m_tcb, inFlightBefore) : ssthreshBefore;
+        }
         if (dataTimeout && ManagesRto())
         {
             RearmRetransmitTimer(false);
         }
-        if (!m_sackEnabled && m_recoverActive && m_tcb->m_congState == TcpSocketState::CA_LOSS)
+        if ((!m_sackEnabled || Sack1()) && m_recoverActive &&
+            m_tcb->m_congState == TcpSocketState::CA_LOSS)
         {
             // RFC 6582 s3.2 / ns-2 bugfix_: after a timeout, duplicate ACKs may start a fast
             // retransmit only once the cumulative ACK covers MORE than the highest byte sent
@@ -1126,12 +1410,28 @@ class AqmTcpSocket : public TcpSocketBase
 
     uint32_t SendDataPacket(SequenceNumber32 seq, uint32_t maxSize, bool withAck) override
     {
+        if (m_sack1Partial)
+        {
+            // ns-3's partial-ACK retransmission (DoRetransmit): send what Sack1 sends first
+            SequenceNumber32 hole;
+            seq = Sack1NextHole(&hole) ? hole : m_tcb->m_highTxMark.Get();
+            maxSize = m_tcb->m_segmentSize;
+            m_tcb->m_nextTxSequence = seq;
+        }
         const bool retrans = seq < m_tcb->m_highTxMark;
         if (ManagesRto())
         {
             m_rto = Seconds(RtoNow()); // the base class arms an idle timer with m_rto
         }
         const uint32_t sz = SendDataPacketEct(seq, maxSize, withAck, retrans);
+        if (m_sack1Active && sz > 0)
+        {
+            ++m_sack1Pipe; // pipe_++ (the fast retransmission itself is not counted)
+            if (retrans && seq + sz > m_sack1Rxt)
+            {
+                m_sack1Rxt = seq + sz; // MarkRetran
+            }
+        }
         if (m_tracePort && sz > 0)
         {
             Trace(retrans ? 'R' : 'S', seq);
@@ -1356,6 +1656,14 @@ class AqmTcpSocket : public TcpSocketBase
     bool m_renoHalfCwnd{false};
     bool m_ltAfterTimeout{false};
     uint32_t m_lossDupAcks{0}; // duplicate ACKs since the last new ACK, in the loss state
+    bool m_sack1{false};       // Sack1Recovery (see "Sack1")
+    bool m_sack1Active{false}; // in a Sack1 fast recovery (fastrecov_)
+    bool m_sack1Entered{false}; // this ACK started it: nothing more is sent for it
+    bool m_sack1Partial{false}; // the base class is processing a partial ACK of it
+    int64_t m_sack1Pipe{0};    // pipe_, in segments
+    uint32_t m_sack1Cwnd{0};   // bytes: cwnd_ during and after the recovery (exact half)
+    SequenceNumber32 m_sack1Rxt{0}; // h_seqno_: holes below this are not resent again
+    std::vector<std::pair<SequenceNumber32, SequenceNumber32>> m_sack1Blocks; // ScoreBoardRQ
     uint32_t m_halfCwnd{0}; // bytes: cwnd during and after a Reno fast recovery
     Ns2RtoClock m_clock;
     bool m_clockReady{false};
