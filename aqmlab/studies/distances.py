@@ -7,6 +7,11 @@ timeouts per flow; goodput (as a share of the link) and Jain's index as absolute
 differences. :func:`within` applies the bounds: KS no larger than ``ks_factor`` times the
 larger engine's seed-to-seed KS, loss/utilisation/queue/timeouts within 10 %, goodput
 within 0.03 of the link, Jain within 0.05.
+
+Outside web traffic (whose connections are planned identically on both engines), seed
+``s`` of one engine and seed ``s`` of the other are unrelated samples: a distance per seed
+pair then carries both engines' seed noise. :func:`distance_of_means` compares the engines'
+means over several seeds instead, with the standard error of that distance.
 """
 
 from __future__ import annotations
@@ -18,13 +23,18 @@ from typing import Any
 import numpy as np
 from scipy.stats import ks_2samp
 
-__all__ = ["BOUNDS", "distance", "distance_of", "ks", "response_times", "run_metrics",
-           "within"]
+__all__ = ["BOUNDS", "METRICS", "distance", "distance_of", "distance_of_means", "ks",
+           "response_times", "run_metrics", "within"]
 
 #: The bounds of issue 30: relative for "rel", absolute for "abs"; KS is relative to the
 #: noise floor (``ks_factor`` x the larger engine's seed-to-seed KS).
 BOUNDS = {"loss_rel": 0.10, "utilisation_rel": 0.10, "queue_rel": 0.10, "timeouts_rel": 0.10,
           "goodput_abs": 0.03, "jain_abs": 0.05, "ks_factor": 1.5}
+
+
+#: The compared quantities of :func:`run_metrics`, and the distance each gives.
+METRICS = {"loss": "loss_rel", "utilisation": "utilisation_rel", "queue": "queue_rel",
+           "timeouts": "timeouts_rel", "goodput": "goodput_abs", "jain": "jain_abs"}
 
 
 def response_times(res: Any) -> np.ndarray:
@@ -88,6 +98,26 @@ def distance_of(ra: np.ndarray, ma: Mapping[str, float], rb: np.ndarray,
             "timeouts_rel": _rel(ma["timeouts"], mb["timeouts"]),
             "goodput_abs": abs(ma["goodput"] - mb["goodput"]),
             "jain_abs": abs(ma["jain"] - mb["jain"])}
+
+
+def distance_of_means(a: Any, b: Any) -> dict[str, float]:
+    """Distances between the means over seeds of two engines' :func:`run_metrics` (``a``,
+    ``b``: DataFrames, one row per seed), each with its standard error (``<distance>_se``,
+    from the seed-to-seed variance of both means; NaN with fewer than two seeds)."""
+    out: dict[str, float] = {}
+    for metric, name in METRICS.items():
+        xa, xb = (np.asarray(d[metric], float) for d in (a, b))
+        xa, xb = xa[~np.isnan(xa)], xb[~np.isnan(xb)]
+        if not len(xa) or not len(xb):
+            out[name] = out[f"{name}_se"] = math.nan
+            continue
+        ma, mb = float(xa.mean()), float(xb.mean())
+        se = math.sqrt(sum(x.var(ddof=1) / len(x) if len(x) > 1 else math.nan
+                           for x in (xa, xb)))
+        scale = max(abs(ma), abs(mb)) if name.endswith("_rel") else 1.0
+        out[name] = _rel(ma, mb) if name.endswith("_rel") else abs(ma - mb)
+        out[f"{name}_se"] = se / scale if scale else (0.0 if se == 0 else math.nan)
+    return out
 
 
 def within(between: Mapping[str, float], floor_ks: float,

@@ -39,7 +39,14 @@ from aqmlab.studies import plots
 from aqmlab.studies.arms import Arm
 from aqmlab.studies.claims import ClaimTable, Inputs, Measured, Metrics
 from aqmlab.studies.common import Context, example, stack
-from aqmlab.studies.distances import BOUNDS, distance_of, ks, response_times, run_metrics
+from aqmlab.studies.distances import (
+    BOUNDS,
+    distance_of,
+    distance_of_means,
+    ks,
+    response_times,
+    run_metrics,
+)
 from aqmlab.studies.params import Params, Profiles
 from aqmlab.studies.setups import pentikousis, qiu
 from aqmlab.studies.setups.weigle import loads_zip, weigle_arm, weigle_base
@@ -195,8 +202,10 @@ def _rt(rt: pd.DataFrame, config: str, engine: str, seed: int) -> np.ndarray:
 def distances(runs: pd.DataFrame, rt: pd.DataFrame, seeds: tuple[int, ...]) -> pd.DataFrame:
     """Per configuration: the mean over seeds of the distances between engines (columns
     of :data:`MEASURES`), each engine's seed-to-seed KS (``floor_ks_ns3``/``_ns2``: seeds
-    1 and 2) and relative loss spread, and whether each measure is within its bound
-    (``ok_<measure>``: True / False / None when it does not apply)."""
+    1 and 2) and relative loss spread, whether each measure is within its bound
+    (``ok_<measure>``: True / False / None when it does not apply), and the distance of the
+    engines' means over all seeds with its standard error (``means_<measure>``,
+    ``means_<measure>_se``: seed pairs are unrelated samples outside web traffic)."""
     out = []
     if not len(runs):
         return pd.DataFrame(columns=["family", "config", *MEASURES])
@@ -220,6 +229,8 @@ def distances(runs: pd.DataFrame, rt: pd.DataFrame, seeds: tuple[int, ...]) -> p
         row: dict[str, Any] = {"family": family, "config": config, **mean,
                                "floor_ks_ns3": floor["ns3"], "floor_ks_ns2": floor["ns2"],
                                "floor_ks": floor_ks, "seeds": len(between)}
+        of_means = distance_of_means(g[g.engine == "ns3"], g[g.engine == "ns2"])
+        row.update({f"means_{k}": v for k, v in of_means.items()})
         for e in ENGINES:
             x = g[g.engine == e].set_index("seed")
             if s1 in x.index and s2 in x.index:

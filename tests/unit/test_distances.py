@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from aqmlab.studies.distances import distance, run_metrics, within
+from aqmlab.studies.distances import distance, distance_of, distance_of_means, run_metrics, within
 
 
 def fake(rt: np.ndarray | None = None, loss=0.01, util=0.9, queue=10.0, timeouts=(1, 2),
@@ -56,3 +56,28 @@ def test_bulk_runs_use_flow_counters():
     m = run_metrics(fake(None, timeouts=(3, 5), goodput=(2.0, 6.0)))
     assert m["timeouts"] == 4 and m["goodput"] == pytest.approx(0.8)
     assert m["jain"] == pytest.approx(64 / (2 * 40))
+
+
+def _seeds(**columns: list[float]) -> pd.DataFrame:
+    base = {m: [1.0] * len(next(iter(columns.values())))
+            for m in ("loss", "utilisation", "queue", "timeouts", "goodput", "jain")}
+    return pd.DataFrame({**base, **columns})
+
+
+def test_distance_of_means_compares_means_not_seed_pairs():
+    """Seed pairs 40 % apart whose means agree: a per-seed distance says 40 %, the distance
+    of the means 0, with a standard error from the seed spread."""
+    a = _seeds(loss=[0.010, 0.006], goodput=[0.90, 0.94])
+    b = _seeds(loss=[0.006, 0.010], goodput=[0.92, 0.92])
+    per_seed = distance_of(np.zeros(0), a.iloc[0], np.zeros(0), b.iloc[0])
+    assert per_seed["loss_rel"] == pytest.approx(0.4)
+    d = distance_of_means(a, b)
+    assert d["loss_rel"] == 0 and d["goodput_abs"] == pytest.approx(0.0, abs=1e-12)
+    # se of each mean: std 0.002828 / sqrt(2) = 0.002; both: 0.002 * sqrt(2), over 0.008
+    assert d["loss_rel_se"] == pytest.approx(0.002 * math.sqrt(2) / 0.008)
+    assert d["timeouts_rel"] == 0 and d["timeouts_rel_se"] == 0
+
+
+def test_distance_of_means_with_one_seed_has_no_standard_error():
+    d = distance_of_means(_seeds(loss=[0.01]), _seeds(loss=[0.02]))
+    assert d["loss_rel"] == pytest.approx(0.5) and math.isnan(d["loss_rel_se"])
