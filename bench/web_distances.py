@@ -18,7 +18,7 @@ Measured 2026-11-25 (drop-tail 148, 330 s, warm-up 30 s; ns-2's web headers 42 B
 frames): at 80 % over seeds 1-10 ns-3 drops 5.3 +- 1.9 % (mean +- s.e.) more than ns-2.35
 at the forward queue and 3.2 +- 1.8 % fewer at the reverse one, 0.8 +- 1.3 % more at both
 together; single seeds range from -3 % to +14 % (forward). That spread is each engine's
-own: ns-2.35's counts moved by -2 % to +16 % per queue when its web headers grew by 2 B,
+own: ns-2.35's counts moved by -11 % to +16 % per queue when its web headers grew by 2 B,
 and ns-3's by up to 10 % when the two PackMime groups swap sides of the dumbbell (ns-2.35
 gives the mirrored counts exactly). With the quick profile's 180-s window the forward gap
 reads +9 % and +27 % (seeds 1, 2) with 40-byte ns-2 headers and +15 % and +41 % with 42.
