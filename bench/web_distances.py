@@ -19,9 +19,12 @@ frames): at 80 % over seeds 1-10 ns-3 drops 5.3 +- 1.9 % (mean +- s.e.) more tha
 at the forward queue and 3.2 +- 1.8 % fewer at the reverse one, 0.8 +- 1.3 % more at both
 together; single seeds range from -3 % to +14 % (forward). That spread is each engine's
 own: ns-2.35's counts moved by -11 % to +16 % per queue when its web headers grew by 2 B,
-and ns-3's by up to 10 % when the two PackMime groups swap sides of the dumbbell (ns-2.35
-gives the mirrored counts exactly). With the quick profile's 180-s window the forward gap
-reads +9 % and +27 % (seeds 1, 2) with 40-byte ns-2 headers and +15 % and +41 % with 42.
+and ns-3's by up to 10 % (32 % in 60 s) when the two PackMime groups swap sides of the
+dumbbell, which changes nothing but each connection's RTO clock phase (ns-2's boot_time_,
+which ns-3 hashes from addresses and ports; ns-2.35 gives the mirrored counts exactly, and
+so does ns-3 with ``tcp.rto_clock = "exact"``). The engines cannot share those phases. With
+the quick profile's 180-s window the forward gap reads +9 % and +27 % (seeds 1, 2) with
+40-byte ns-2 headers and +15 % and +41 % with 42.
 """
 
 from __future__ import annotations
