@@ -22,9 +22,12 @@ own: ns-2.35's counts moved by -11 % to +16 % per queue when its web headers gre
 and ns-3's by up to 10 % (32 % in 60 s) when the two PackMime groups swap sides of the
 dumbbell, which changes nothing but each connection's RTO clock phase (ns-2's boot_time_,
 which ns-3 hashes from addresses and ports; ns-2.35 gives the mirrored counts exactly, and
-so does ns-3 with ``tcp.rto_clock = "exact"``). The engines cannot share those phases. With
-the quick profile's 180-s window the forward gap reads +9 % and +27 % (seeds 1, 2) with
-40-byte ns-2 headers and +15 % and +41 % with 42.
+so does ns-3 with ``tcp.rto_clock = "exact"``). The engines cannot share those phases.
+Counting each seed's mirrored ns-3 run too (20 phase draws per queue), ns-3 drops
+2.3 +- 1.9 % more at the forward queue and 0.2 +- 1.6 % fewer at the reverse one (s.d. 8.7 %
+and 7.2 % per run; ns-3's own mirror change: s.d. 7.4 %, up to 17 %): the 80 % excess is
+that noise. With the quick profile's 180-s window the forward gap reads +9 % and +27 %
+(seeds 1, 2) with 40-byte ns-2 headers and +15 % and +41 % with 42.
 """
 
 from __future__ import annotations
