@@ -7,6 +7,7 @@ ns-2 counts differently the module docstring of :mod:`aqmlab.engines.ns2` says h
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -270,7 +271,7 @@ def flow_columns(workdir: Path, plan: Plan, warm_s: float | None = None):
     rows = read_rows(workdir / "flows.txt", 9)
     timeouts = read_timeouts(workdir, nb, warm_s)
     mss = np.array([f.tcp.mss for f in plan.flows], float)
-    wire = mss + np.array([mapping.header_bytes(f.tcp, one_way=True) for f in plan.flows], float)
+    wire = mss + np.array([mapping.header_bytes(f.tcp) for f in plan.flows], float)
     size = np.array([f.size_bytes for f in plan.flows], float)
     result = []
     for phase in (1, 0):
@@ -300,10 +301,12 @@ def read_done(workdir: Path, n: int) -> np.ndarray:
     return out
 
 
-def hdr_by_row(plan: Plan) -> np.ndarray:
-    """Header bytes of a data packet, by flow row (bulk flows, then web connections)."""
-    bulk = [mapping.header_bytes(f.tcp, one_way=True) for f in plan.flows]
-    web = [np.full(len(w), mapping.header_bytes(w.tcp)) for w in plan.web]
+def hdr_by_row(plan: Plan, native: Collection[int] = ()) -> np.ndarray:
+    """Header bytes of a data packet, by flow row (bulk flows, then web connections);
+    ``native``: the plan.web groups ns-2's own PackMimeHTTP ran (40-byte headers)."""
+    bulk = [mapping.header_bytes(f.tcp) for f in plan.flows]
+    web = [np.full(len(w), mapping.header_bytes(w.tcp, ppp=g not in native))
+           for g, w in enumerate(plan.web)]
     return np.concatenate([np.asarray(bulk, float), *web])
 
 
@@ -319,7 +322,7 @@ def parse_run(workdir: Path, plan: Plan, web_result=None) -> RawRun:
         rows_of = lambda fid: web_result.rows_of_fids(fid, nb)  # noqa: E731
     else:
         rows_of = lambda fid: np.where((fid >= 0) & (fid < nb), fid, -1)  # noqa: E731
-    hdr = hdr_by_row(plan)
+    hdr = hdr_by_row(plan, web_result.native if web_result is not None else ())
     drops = Events.of(read_trace(workdir / "drops.tr"), probes, rows_of, hdr)
     ecn = any(c.ecn for c in probes.configs)
     deque = Events.of(read_trace(workdir / "deque.tr", tcp_header=False), probes, rows_of,

@@ -90,7 +90,7 @@ def transfer_target(tcp: Tcp, nbytes: float) -> tuple[int, int]:
     after a header-only packet 0 (``syn_``), and its sink counts header bytes too."""
     packets = math.ceil(nbytes / tcp.mss)
     hdr = mapping.ONE_WAY_HEADER_BYTES
-    return packets, hdr + packets * (tcp.mss + mapping.header_bytes(tcp, one_way=True))
+    return packets, hdr + packets * (tcp.mss + mapping.header_bytes(tcp))
 
 
 def _seed(seed: int, run: int) -> list[str]:

@@ -28,6 +28,8 @@ Per connection, as the ns-3 engine's web rows:
 - Replay delays: a DelayBox on every client node of a group with PackMime RTTs; each
   connection's own delay is set in the rule's constant right before its SYN passes.
   DelayBox stops delaying a direction once its FIN has passed (ns-2's own rule).
+- Replay headers: 42 bytes (ns-3's IP + TCP + PPP) after the handshake's 40-byte SYN and
+  SYN/ACK, as the one-way agents' (:mod:`aqmlab.engines.ns2.mapping`); native: 40 bytes.
 """
 
 from __future__ import annotations
@@ -81,7 +83,7 @@ class WebPart:
             return None
         for g, group in self.native.items():
             plan.web[g] = native_connections(workdir, plan, g, plan.web[g], group)
-        return WebResult.read(workdir, plan)
+        return WebResult.read(workdir, plan, tuple(self.native))
 
 
 def _profile_proc(k: int, tcp: Tcp) -> str:
@@ -145,7 +147,8 @@ def web_part(scenario: Scenario, plan: Plan) -> WebPart:
     if replay:
         part.data[DATA] = replay_data(replay)
         stop = run.stop_after_responses or 0
-        part.setup.append(f"aq_web_start {DATA} {run.warmup_s!r} {stop}")
+        part.setup.append(f"aq_web_start {DATA} {run.warmup_s!r} {stop} "
+                          f"{mapping.ONE_WAY_HEADER_BYTES}")
     part.delay_nodes = sorted(delay_nodes)
     return part
 
@@ -213,9 +216,10 @@ class WebResult:
     warm: dict[str, np.ndarray]
     info: dict[str, np.ndarray]
     offsets: np.ndarray  # first row (after the bulk flows) of each web group
+    native: tuple[int, ...] = ()  # plan.web groups ns-2's own PackMimeHTTP ran
 
     @classmethod
-    def read(cls, workdir: Path, plan: Plan) -> WebResult:
+    def read(cls, workdir: Path, plan: Plan, native: tuple[int, ...] = ()) -> WebResult:
         webs = plan.web
         sizes = np.array([len(w) for w in webs], np.int64)
         offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]])
@@ -267,7 +271,7 @@ class WebResult:
             "delay": np.concatenate([w.delay_s for w in webs]).astype(float),
             "kind": np.ones(n),
         }
-        return cls(end, warm, info, offsets)
+        return cls(end, warm, info, offsets, native)
 
     def append(self, end, warm, info):
         """The bulk flows' (end, warm, info) columns followed by the web connections'."""

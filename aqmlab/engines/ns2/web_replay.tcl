@@ -10,7 +10,11 @@
 # (client, server, profile). Each use gets fresh ports (old ones lead to the null agent),
 # so a late packet of an earlier connection never reaches a later one. A DelayBox on the
 # client node gives each connection its planned extra delay: the rule's constant is set
-# right before the SYN, which passes the client's DelayBox within the same call.
+# right before the SYN, which passes the client's DelayBox within the same call. Headers:
+# DelayBox takes a packet for a new flow only if it is a 40-byte SYN (or SYN/ACK), so both
+# agents start each connection with 40-byte headers and switch to AQ(web,hdr) (ns-3's
+# IP + TCP + PPP bytes) once those have passed: the client right after its SYN, the
+# server when the request is in.
 # web.txt records (also written by web_native.tcl):
 #                   R k time  (response complete)
 #                   S k ndatapack ndatabytes nrexmitpack nrexmit ncwndcuts1 necn acked
@@ -20,8 +24,9 @@
 set AQ(web,port) 65536
 set AQ(web,open) {}
 
-proc aq_web_start {path warmup stop} {
+proc aq_web_start {path warmup stop hdr} {
     global AQ
+    set AQ(web,hdr) $hdr
     set AQ(web,fd) [open $path r]
     set AQ(web,warmup) $warmup
     set AQ(web,stop) $stop
@@ -84,6 +89,8 @@ proc aq_web_open {} {
     aq_web_port $ct $c
     aq_web_port $st $s
     $ns connect $ct $st
+    $ct set tcpip_base_hdr_size_ 40
+    $st set tcpip_base_hdr_size_ 40
     $st reset
     $st listen
     $ct set fid_ $k
@@ -95,6 +102,7 @@ proc aq_web_open {} {
         $AQ(rv,$c,$s) set val_ $dms
     }
     $ca send $req "aq_web_request $k"
+    $ct set tcpip_base_hdr_size_ $AQ(web,hdr)
     aq_web_schedule
 }
 
@@ -103,6 +111,7 @@ proc aq_web_request {k} {
     if {![info exists AQ(conn,$k)]} {
         return
     }
+    [lindex $AQ(conn,$k) 1] set tcpip_base_hdr_size_ $AQ(web,hdr)
     set sdelay [lindex $AQ(conn,$k) 7]
     if {$sdelay > 0} {
         $ns after $sdelay [list aq_web_respond $k]
