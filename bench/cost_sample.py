@@ -8,7 +8,8 @@ shared by two studies counted once, under the first). **Sampling rule**: the run
 into strata (study, engine); from each, :data:`PER_STRATUM` runs (2 on ns-3, 1 on ns-2.35)
 are drawn uniformly at random with ``random.Random(seed)`` over the stratum's runs sorted
 by key. No run is rejected for its cost: the full profile's costliest run is ~4 CPU-minutes
-by the model, so the 23 drawn runs predict ~25 CPU-minutes whatever the seed.
+by the model, so the 23 drawn runs predict well under an hour (seed 31: 24 CPU-minutes
+by the model of 2026-11-25 before its refit, 28 after).
 
 Each drawn run is a full-profile run, unchanged, simulated once in a child process
 (``aqmlab run --in-process``, mimalloc preloaded as in the workers, :mod:`check_identical`)
