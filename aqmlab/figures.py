@@ -31,7 +31,23 @@ from aqmlab.campaign import Store, estimate_cost
 from aqmlab.notebooks import NotebookError, check_params, plan, run_notebook
 from aqmlab.studies import STUDIES, common
 
-__all__ = ["Report", "estimate", "regenerate"]
+__all__ = ["Report", "estimate", "planned_runs", "regenerate"]
+
+
+def planned_runs(profile: str = "full", only: Sequence[str] | None = None,
+                 store: str | Path = "data", params: Mapping[str, Any] | None = None
+                 ) -> dict[str, tuple[dict[str, Any], list[Any]]]:
+    """Per study (in run order): every run it plans (campaign ``Point`` by key) and those of
+    them no earlier study plans too (each run is counted, and run, once)."""
+    names = list(only or STUDIES)
+    check_params(names, params or {})
+    out, seen = {}, set()
+    for name in names:
+        points = {p.key: p for spec in plan([name], profile, store, params)
+                  for p in spec.points()}
+        out[name] = (points, [p for k, p in points.items() if k not in seen])
+        seen |= set(points)
+    return out
 
 
 def estimate(profile: str = "full", only: Sequence[str] | None = None,
@@ -42,14 +58,8 @@ def estimate(profile: str = "full", only: Sequence[str] | None = None,
     measured CPU-hours (``run_cpu_s``) beside the model's figure for them, so the estimate
     can be judged."""
     st = Store(store)
-    rows, seen = [], set()
-    names = list(only or STUDIES)
-    check_params(names, params or {})
-    for name in names:
-        points = {p.key: p for spec in plan([name], profile, store, params)
-                  for p in spec.points()}
-        new = [p for k, p in points.items() if k not in seen]
-        seen |= set(points)
+    rows = []
+    for name, (points, new) in planned_runs(profile, only, store, params).items():
         stored = {p.key: p for p in new if st.check(p.key)[0] == "ok"}
         missing = [p for p in new if p.key not in stored]
         cpu = {k: st.summary(k).get("run_cpu_s") for k in stored}

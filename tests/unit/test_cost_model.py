@@ -35,14 +35,22 @@ def test_cost_model_charges_web_runs_by_the_traffic_offered_not_the_link():
     10 Mb/s bottleneck as on the 100 Mb/s uncongested reference, in proportion to the
     connection rate and the number of users (measured side by side on 2026-11-25, speed-ups
     on: two-way PackMime at 107 connections/s each way, 480 s, 22.5 CPU-s through drop-tail
-    148 and 25.5 uncongested)."""
+    148 and 25.5 uncongested), more per connection when they overload the link
+    (bench/cost_sample.py: 1.75-1.89x at 105 % in full-profile runs)."""
+    from aqmlab.campaign import cost
     w = example("weigle_droptail_80").replace(**{"run.duration": "1000s"})
     fast = w.replace(**{"topology.bottleneck.rate": "100Mbps"})
     assert estimate_cost(fast) == estimate_cost(w)
     over = w.replace(**{"traffic[0].load": 1.05, "traffic[1].load": 1.05})
     ratio = sum(g.rate for g in over.traffic) / sum(g.rate for g in w.traffic)
     assert ratio > 1.25  # the calibrated rates, not the label
-    assert (estimate_cost(over) - 1) == pytest.approx(ratio * (estimate_cost(w) - 1))
+    knee, slope = cost.OVERLOAD  # 105 % of the link: the measured overload factor (~1.8)
+    load = over.traffic[0].rate * cost.BITS_PER_WEB_CONNECTION / 10e6
+    assert 1.7 < 1 + slope * (load - knee) < 1.9
+    assert (estimate_cost(over) - 1) == pytest.approx(
+        ratio * (1 + slope * (load - knee)) * (estimate_cost(w) - 1))
+    fast_over = over.replace(**{"topology.bottleneck.rate": "100Mbps"})  # not overloaded
+    assert (estimate_cost(fast_over) - 1) == pytest.approx(ratio * (estimate_cost(w) - 1))
     web = example("weigle_droptail_80").replace(**{"run.duration": "480s"})
     at107 = web.replace(**{f"traffic[{i}].rate": 107.0 for i in range(2)})
     assert 22.5 / 1.5 < estimate_cost(at107) < 25.5 * 1.5
@@ -86,3 +94,23 @@ def test_a_run_on_ns2_costs_its_engine_s_measured_share():
           - estimate_cost(few.replace(**{"run.engine": "ns2"})))
     assert d3 > 0 and d2 == pytest.approx(f["flows"] * d3)
     assert estimate_cost(few.replace(**{"run.engine": "ns2"})) < estimate_cost(few)
+
+
+def test_a_bulk_link_costs_the_segments_it_carries():
+    """Bulk flows cost per TCP segment (data and ACKs) of a full bottleneck, not per Mb/s:
+    Pentikousis' 1.5 Mb/s with 1460-byte segments and delayed ACKs carries ~4x fewer than
+    Qiu's T1 with 460-byte segments and an ACK each (measured: ecn_bulk ran at ~0.27x a
+    per-Mb/s model, bench/cost_sample.py); a parking lot's every hop is full."""
+    from aqmlab.campaign import cost
+
+    qiu, pent = example("qiu_t1_dumbbell"), example("pentikousis_ecn_5clients")
+    per_s = {k: cost._cost_terms(sc.resolve())["link"] / sc.run.duration_s
+             for k, sc in (("qiu", qiu), ("pent", pent.replace(**{"run.stop_when_done": False})))}
+    segs = {"qiu": 1.544e6 * 1.004 / (8 * 500) * 2, "pent": 1.5e6 * 1.028767 / (8 * 1500) * 1.5}
+    for k in per_s:
+        assert per_s[k] == pytest.approx(cost.BULK_PER_SEGMENT * segs[k])
+    assert 3.5 < per_s["qiu"] / per_s["pent"] < 4.5
+    lot = example("parking_lot")
+    one = cost._cost_terms(lot.resolve())["link"]
+    assert one == pytest.approx(lot.topology.hops * cost.BULK_PER_SEGMENT * lot.run.duration_s
+                                * 10e6 / (8 * (lot.tcp.mss + 40)) * 2)
