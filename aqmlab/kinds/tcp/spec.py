@@ -122,7 +122,9 @@ class Tcp(Spec):
       bugFix_: no second fast retransmit within a window); ``reno_window``
       "ns3" | "ns2" (ns-2's one-way Reno: cwnd = exactly half the window at a fast
       retransmit, inflated by every duplicate ACK); ``dupacks_after_timeout`` "ignored" |
-      "limited_transmit" (ns-2's one-way agents keep limited transmit after a timeout).
+      "limited_transmit" (ns-2's one-way agents keep limited transmit after a timeout);
+      ``increase_per_ack`` "split" | "one" (ns-2 opens cwnd once per new ACK, also the
+      cumulative one that ends slow start).
     """
 
     variant: str = "reno"
@@ -161,6 +163,7 @@ class Tcp(Spec):
     ca_increase: str = "auto"
     reno_window: str = "auto"
     dupacks_after_timeout: str = "auto"
+    increase_per_ack: str = "auto"
 
     def __post_init__(self) -> None:
         TCP_VARIANTS.lookup(self.variant, "variant")

@@ -192,6 +192,21 @@ class AqmTcpSocket : public TcpSocketBase
                               "singledup_); false: ns-3 ignores dupacks in the loss state",
                               BooleanValue(false),
                               MakeBooleanAccessor(&AqmTcpSocket::m_ltAfterTimeout),
+                              MakeBooleanChecker())
+                .AddAttribute("ExactCaIncrease",
+                              "aqmlab's TcpNs2NewReno: congestion avoidance keeps the byte "
+                              "fraction of mss^2/cwnd (ns-2); false: TcpNewReno's truncation",
+                              BooleanValue(true),
+                              MakeBooleanAccessor(&AqmTcpSocket::SetExactCaIncrease,
+                                                  &AqmTcpSocket::GetExactCaIncrease),
+                              MakeBooleanChecker())
+                .AddAttribute("OneIncreasePerAck",
+                              "aqmlab's TcpNs2NewReno: one window increase per new ACK, slow "
+                              "start or congestion avoidance (ns-2 opencwnd); false: the "
+                              "segments left when slow start reaches ssthresh also grow cwnd",
+                              BooleanValue(false),
+                              MakeBooleanAccessor(&AqmTcpSocket::SetOneIncreasePerAck,
+                                                  &AqmTcpSocket::GetOneIncreasePerAck),
                               MakeBooleanChecker());
         return tid;
     }
@@ -1344,6 +1359,41 @@ class AqmTcpSocket : public TcpSocketBase
     }
 
     static constexpr double MAX_RTO_S = 60.0; // ns-2 maxrto_, ns-3's cap
+
+    // The window-increase rules live in the congestion control (ns2_reno_cc.h), which a
+    // fork copies; MakeTcpSocket creates it before it sets the attributes.
+    Ptr<TcpNs2NewReno> Ns2Cc() const
+    {
+        return DynamicCast<TcpNs2NewReno>(m_congestionControl);
+    }
+
+    void SetExactCaIncrease(bool on)
+    {
+        if (auto cc = Ns2Cc())
+        {
+            cc->SetExactIncrease(on);
+        }
+    }
+
+    bool GetExactCaIncrease() const
+    {
+        auto cc = Ns2Cc();
+        return cc && cc->GetExactIncrease();
+    }
+
+    void SetOneIncreasePerAck(bool on)
+    {
+        if (auto cc = Ns2Cc())
+        {
+            cc->SetOneIncreasePerAck(on);
+        }
+    }
+
+    bool GetOneIncreasePerAck() const
+    {
+        auto cc = Ns2Cc();
+        return cc && cc->GetOneIncreasePerAck();
+    }
 
     bool m_reno{false};
     bool m_cwrFastRetransmit{true};
