@@ -86,3 +86,9 @@ def test_one_increase_per_ack_needs_aqmlabs_newreno():
     assert attrs(t)["ExactCaIncrease"] == "false" and attrs(t)["OneIncreasePerAck"] == "true"
     assert attrs(Tcp())["ExactCaIncrease"] == attrs(Tcp())["OneIncreasePerAck"] == "true"
     assert attrs(Tcp(variant="cubic"))["OneIncreasePerAck"] == "false"
+
+
+def test_ecn_window_is_ns2s_half_for_the_classic_variants():
+    assert attrs(Tcp(ecn=True))["EcnHalvesWindow"] == "true"
+    assert attrs(Tcp(ecn=True, ecn_window="flight"))["EcnHalvesWindow"] == "false"
+    assert attrs(Tcp(variant="cubic", ecn=True))["EcnHalvesWindow"] == "false"

@@ -100,6 +100,16 @@ MECHANISMS = (
         "spends one ACK less at a 2-segment flight and more at 3, where a loss has only "
         "two dupacks to give: Qiu's T1 at 100 flows timed out 19 % more often."),
     Mechanism(
+        "ecn_window", ("flight", "half_window"), "half_window", "half_window", "flight",
+        "The window an ECN echo leaves (once per window of data): ssthresh = max(2, flight "
+        "/ 2) segments and cwnd = ssthresh, again when CWR ends (ns-3), or cwnd = exactly "
+        "half of min(cwnd, rwnd), at least 1 segment, ssthresh that rounded down (at least "
+        "2), and cwnd kept (ns-2 ecn()/slowdown() with precisionReduce_). ns-3's floor of "
+        "2 segments kept Pentikousis' five RED+ECN downloads at 2-segment flights, where a "
+        "loss has one dupack to give, twice as often as ns-2 (which goes to 1-2 segments "
+        "and spreads the rest). ns-2's RTO back-off at an echo with cwnd 1 "
+        "(ecn_backoff_) is not modelled."),
+    Mechanism(
         "dupacks_after_timeout", ("ignored", "limited_transmit"), "limited_transmit",
         "ignored", "ignored",
         "Duplicate ACKs after a timeout (no SACK, limited transmit on): ignored until the "
@@ -161,6 +171,7 @@ def ns3_attributes(tcp: Tcp, one_way: bool) -> tuple[tuple[str, str], ...]:
         ("LimitedTransmitAfterTimeout", on("dupacks_after_timeout", "limited_transmit")),
         ("ExactCaIncrease", on("ca_increase", "exact")),  # TcpNs2NewReno's
         ("OneIncreasePerAck", on("increase_per_ack", "one")),
+        ("EcnHalvesWindow", on("ecn_window", "half_window")),
     )
 
 
