@@ -44,7 +44,7 @@ def test_ns2_samples_every_ack_with_timestamps():
 
 
 def test_explicit_values_win_and_enter_the_hash():
-    t = Tcp(rtt_sampling="every_ack", ca_increase="whole_bytes")
+    t = Tcp(rtt_sampling="every_ack", ca_increase="whole_bytes", increase_per_ack="split")
     assert t.mechanism("rtt_sampling") == "every_ack"
     assert t.ns3().congestion == "ns3::TcpNewReno"
     d = t.to_dict()
@@ -77,3 +77,18 @@ def test_ns2_refuses_what_its_agents_do_not_do():
     check(_scenario(web, reno_window="ns3"))
     with pytest.raises(ScenarioError, match="rto_backoff_reset"):
         check(_scenario(web, rto_backoff_reset="rtt_sample"))
+
+
+def test_one_increase_per_ack_needs_aqmlabs_newreno():
+    """ns-2's per-ACK increase lives in TcpNs2NewReno, also with TcpNewReno's truncation."""
+    t = Tcp(ca_increase="whole_bytes")
+    assert t.ns3().congestion == "aqmlab::TcpNs2NewReno"
+    assert attrs(t)["ExactCaIncrease"] == "false" and attrs(t)["OneIncreasePerAck"] == "true"
+    assert attrs(Tcp())["ExactCaIncrease"] == attrs(Tcp())["OneIncreasePerAck"] == "true"
+    assert attrs(Tcp(variant="cubic"))["OneIncreasePerAck"] == "false"
+
+
+def test_ecn_window_is_ns2s_half_for_the_classic_variants():
+    assert attrs(Tcp(ecn=True))["EcnHalvesWindow"] == "true"
+    assert attrs(Tcp(ecn=True, ecn_window="flight"))["EcnHalvesWindow"] == "false"
+    assert attrs(Tcp(variant="cubic", ecn=True))["EcnHalvesWindow"] == "false"

@@ -95,6 +95,26 @@ MECHANISMS = (
         "aqmlab's TcpNs2NewReno keeps the fraction). The truncation is up to a byte per "
         "ACK: 3 % slower growth at 42 segments of 1000 B."),
     Mechanism(
+        "increase_per_ack", ("split", "one"), "one", "one", "split",
+        "Window increases per new ACK (reno, newreno, sack): one, +1 segment in slow start "
+        "or +1/cwnd in congestion avoidance, however many segments the ACK covers (ns-2's "
+        "opencwnd), or ns-3's split: slow start takes one of the ACK's segments and, if "
+        "cwnd reaches ssthresh, the ones left make a congestion-avoidance increase too. "
+        "They part at a cumulative ACK ending slow start: after a timeout with ssthresh 2, "
+        "the retransmission filling a hole takes cwnd from 1 to 2.5 (ns-2: 2), so ns-3 "
+        "spends one ACK less at a 2-segment flight and more at 3, where a loss has only "
+        "two dupacks to give: Qiu's T1 at 100 flows timed out 19 % more often."),
+    Mechanism(
+        "ecn_window", ("flight", "half_window"), "half_window", "half_window", "flight",
+        "The window an ECN echo leaves (once per window of data): ssthresh = max(2, flight "
+        "/ 2) segments and cwnd = ssthresh, again when CWR ends (ns-3), or cwnd = exactly "
+        "half of min(cwnd, rwnd), at least 1 segment, ssthresh that rounded down (at least "
+        "2), and cwnd kept (ns-2 ecn()/slowdown() with precisionReduce_). ns-3's floor of "
+        "2 segments kept Pentikousis' five RED+ECN downloads at 2-segment flights, where a "
+        "loss has one dupack to give, twice as often as ns-2 (which goes to 1-2 segments "
+        "and spreads the rest). ns-2's RTO back-off at an echo with cwnd 1 "
+        "(ecn_backoff_) is not modelled."),
+    Mechanism(
         "dupacks_after_timeout", ("ignored", "limited_transmit"), "limited_transmit",
         "ignored", "ignored",
         "Duplicate ACKs after a timeout (no SACK, limited transmit on): ignored until the "
@@ -144,9 +164,10 @@ def resolve(tcp: Tcp, field: str, one_way: bool = True) -> str:
 
 def ns3_congestion(tcp: Tcp, one_way: bool) -> str:
     """The congestion-control TypeId: ns-3's TcpNewReno becomes aqmlab's TcpNs2NewReno
-    (ns2_reno_cc.h) with ``ca_increase = "exact"``."""
+    (ns2_reno_cc.h) with ``ca_increase = "exact"`` or ``increase_per_ack = "one"``."""
     cc = tcp.variant_info.congestion
-    if cc == "ns3::TcpNewReno" and resolve(tcp, "ca_increase", one_way) == "exact":
+    if cc == "ns3::TcpNewReno" and (resolve(tcp, "ca_increase", one_way) == "exact"
+                                    or resolve(tcp, "increase_per_ack", one_way) == "one"):
         return "aqmlab::TcpNs2NewReno"
     return cc
 
@@ -166,6 +187,9 @@ def ns3_attributes(tcp: Tcp, one_way: bool) -> tuple[tuple[str, str], ...]:
         ("RenoHalfCwnd", on("reno_window", "ns2")),
         ("LimitedTransmitAfterTimeout", on("dupacks_after_timeout", "limited_transmit")),
         ("Sack1Recovery", on("sack_recovery", "ns2_sack1")),
+        ("ExactCaIncrease", on("ca_increase", "exact")),  # TcpNs2NewReno's
+        ("OneIncreasePerAck", on("increase_per_ack", "one")),
+        ("EcnHalvesWindow", on("ecn_window", "half_window")),
     )
 
 

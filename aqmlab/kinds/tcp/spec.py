@@ -124,7 +124,10 @@ class Tcp(Spec):
       retransmit, inflated by every duplicate ACK); ``dupacks_after_timeout`` "ignored" |
       "limited_transmit" (ns-2's one-way agents keep limited transmit after a timeout);
       ``sack_recovery`` "rfc6675" | "ns2_sack1" (sack: ns-2's one-way Agent/TCP/Sack1
-      recovery; web connections keep rfc6675).
+      recovery; web connections keep rfc6675); ``increase_per_ack`` "split" | "one"
+      (ns-2 opens cwnd once per new ACK, also the cumulative one that ends slow start);
+      ``ecn_window`` "flight" | "half_window" (ns-2 halves cwnd exactly at an ECN echo,
+      below 2 segments too, and keeps it).
     """
 
     variant: str = "reno"
@@ -164,6 +167,8 @@ class Tcp(Spec):
     reno_window: str = "auto"
     dupacks_after_timeout: str = "auto"
     sack_recovery: str = "auto"
+    increase_per_ack: str = "auto"
+    ecn_window: str = "auto"
 
     def __post_init__(self) -> None:
         TCP_VARIANTS.lookup(self.variant, "variant")

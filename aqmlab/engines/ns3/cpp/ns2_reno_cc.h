@@ -6,9 +6,18 @@
 // a 42-segment window of 1000 B, enough for a lone flow's sends to drift 4 ms from ns-2's
 // within 1.5 s. TcpNs2NewReno keeps the fraction and adds it when it reaches a byte; slow
 // start and ssthresh are TcpNewReno's.
+//
+// ns-2's opencwnd also makes one increase per new ACK: +1 segment in slow start, else
+// +1/cwnd. ns-3's TcpNewReno hands an ACK's acknowledged segments to slow start and, once
+// cwnd reaches ssthresh, the ones left to congestion avoidance: an ACK of k >= 2 segments
+// that ends slow start grows cwnd by 1 + 1/cwnd (after a timeout with ssthresh 2, the ACK
+// of the retransmission that fills a hole: cwnd 1 -> 2.5, ns-2 2). With OneIncreasePerAck
+// an ACK counts as one segment. Each rule is a flag (aqmlab's socket sets them: tcp
+// fields ca_increase and increase_per_ack); the defaults are this class's original rules.
 #pragma once
 #include "ns3/tcp-congestion-ops.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace aqmlab
@@ -31,7 +40,9 @@ class TcpNs2NewReno : public TcpNewReno
 
     TcpNs2NewReno(const TcpNs2NewReno& other)
         : TcpNewReno(other),
-          m_fraction(other.m_fraction)
+          m_fraction(other.m_fraction),
+          m_exact(other.m_exact),
+          m_onePerAck(other.m_onePerAck)
     {
     }
 
@@ -45,9 +56,41 @@ class TcpNs2NewReno : public TcpNewReno
         return CopyObject<TcpNs2NewReno>(this);
     }
 
+    /// Congestion avoidance keeps the byte fraction (false: TcpNewReno's truncation).
+    void SetExactIncrease(bool on)
+    {
+        m_exact = on;
+    }
+
+    /// One window increase per new ACK, however many segments it acknowledges (ns-2).
+    void SetOneIncreasePerAck(bool on)
+    {
+        m_onePerAck = on;
+    }
+
+    bool GetExactIncrease() const
+    {
+        return m_exact;
+    }
+
+    bool GetOneIncreasePerAck() const
+    {
+        return m_onePerAck;
+    }
+
+    void IncreaseWindow(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked) override
+    {
+        TcpNewReno::IncreaseWindow(tcb, m_onePerAck ? std::min(segmentsAcked, 1U) : segmentsAcked);
+    }
+
   protected:
     void CongestionAvoidance(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked) override
     {
+        if (!m_exact)
+        {
+            TcpNewReno::CongestionAvoidance(tcb, segmentsAcked);
+            return;
+        }
         if (segmentsAcked == 0)
         {
             return;
@@ -61,6 +104,8 @@ class TcpNs2NewReno : public TcpNewReno
 
   private:
     double m_fraction{0}; // bytes of cwnd earned but not yet added
+    bool m_exact{true};
+    bool m_onePerAck{false};
 };
 
 } // namespace aqmlab

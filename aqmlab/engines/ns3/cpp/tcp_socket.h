@@ -201,6 +201,29 @@ class AqmTcpSocket : public TcpSocketBase
                               "\"Sack1\" below); false: ns-3's RFC 6675",
                               BooleanValue(false),
                               MakeBooleanAccessor(&AqmTcpSocket::m_sack1),
+                              MakeBooleanChecker())
+                .AddAttribute("ExactCaIncrease",
+                              "aqmlab's TcpNs2NewReno: congestion avoidance keeps the byte "
+                              "fraction of mss^2/cwnd (ns-2); false: TcpNewReno's truncation",
+                              BooleanValue(true),
+                              MakeBooleanAccessor(&AqmTcpSocket::SetExactCaIncrease,
+                                                  &AqmTcpSocket::GetExactCaIncrease),
+                              MakeBooleanChecker())
+                .AddAttribute("OneIncreasePerAck",
+                              "aqmlab's TcpNs2NewReno: one window increase per new ACK, slow "
+                              "start or congestion avoidance (ns-2 opencwnd); false: the "
+                              "segments left when slow start reaches ssthresh also grow cwnd",
+                              BooleanValue(false),
+                              MakeBooleanAccessor(&AqmTcpSocket::SetOneIncreasePerAck,
+                                                  &AqmTcpSocket::GetOneIncreasePerAck),
+                              MakeBooleanChecker())
+                .AddAttribute("EcnHalvesWindow",
+                              "An ECN echo sets cwnd to half of min(cwnd, rwnd), not rounded "
+                              "(at least 1 segment), ssthresh to that rounded down (at least "
+                              "2), and cwnd is kept when CWR ends (ns-2 ecn()/slowdown()); "
+                              "false: ns-3, cwnd = ssthresh = max(2, flight / 2)",
+                              BooleanValue(false),
+                              MakeBooleanAccessor(&AqmTcpSocket::m_ecnHalvesWindow),
                               MakeBooleanChecker());
         return tid;
     }
@@ -235,6 +258,7 @@ class AqmTcpSocket : public TcpSocketBase
           m_renoHalfCwnd(other.m_renoHalfCwnd),
           m_ltAfterTimeout(other.m_ltAfterTimeout),
           m_sack1(other.m_sack1),
+          m_ecnHalvesWindow(other.m_ecnHalvesWindow),
           m_stats(nullptr)
     {
         Live().insert(this);
@@ -548,6 +572,8 @@ class AqmTcpSocket : public TcpSocketBase
             m_dupAckCount = 0;
         }
         m_stateBeforeAck = m_tcb->m_congState; // the base class may enter CWR from it
+        m_cwndBeforeAck = m_tcb->m_cWnd;
+        m_recoverBeforeAck = m_recover;
         if (Sack1())
         {
             const bool ignoreSack = Sack1Ack(tcpHeader);
@@ -619,12 +645,56 @@ class AqmTcpSocket : public TcpSocketBase
         return true;
     }
 
+    // ---- ECN window cut (ns-2) -----------------------------------------------------------
+    // ns-3's EnterCwr sets ssthresh = max(2, flight / 2) segments and (classic recovery)
+    // cwnd = ssthresh, and sets cwnd = ssthresh again when CWR ends. ns-2's ecn() calls
+    // slowdown(CLOSE_CWND_HALF | CLOSE_SSTHRESH_HALF) with precisionReduce_: cwnd_ =
+    // min(cwnd, rwnd) / 2, a real number (at least 1: below 2 segments it sends one at a
+    // time), ssthresh_ = that rounded down (at least 2), and nothing resets cwnd_ when the
+    // window of data ends. Only for a CWR entered from OPEN/DISORDER (or CWR again): ns-2
+    // cuts once per window and not during a fast recovery.
+    void EcnHalveWindow()
+    {
+        const bool entered =
+            m_tcb->m_congState == TcpSocketState::CA_CWR &&
+            (m_stateBeforeAck != TcpSocketState::CA_CWR || m_recover != m_recoverBeforeAck);
+        if (!m_ecnHalvesWindow || !entered ||
+            (m_stateBeforeAck != TcpSocketState::CA_OPEN &&
+             m_stateBeforeAck != TcpSocketState::CA_DISORDER &&
+             m_stateBeforeAck != TcpSocketState::CA_CWR))
+        {
+            return;
+        }
+        const uint32_t mss = m_tcb->m_segmentSize;
+        m_ecnCwnd = std::max(mss, std::min(m_cwndBeforeAck, m_rWnd.Get()) / 2);
+        m_tcb->m_ssThresh = std::max<uint32_t>(2, m_ecnCwnd / mss) * mss;
+        m_tcb->m_cWnd = m_ecnCwnd;
+        m_tcb->m_cWndInfl = m_ecnCwnd;
+    }
+
+    /// The ACK that ends CWR: ns-3 set cwnd = ssthresh; ns-2 kept its halved cwnd_, which
+    /// this ACK then opens (ProcessAck).
+    void KeepEcnWindow()
+    {
+        if (m_ecnCwnd > 0 && m_tcb->m_congState != TcpSocketState::CA_CWR)
+        {
+            if (m_stateBeforeAck == TcpSocketState::CA_CWR &&
+                m_tcb->m_congState == TcpSocketState::CA_OPEN)
+            {
+                m_tcb->m_cWnd = m_ecnCwnd;
+                m_tcb->m_cWndInfl = m_ecnCwnd;
+            }
+            m_ecnCwnd = 0;
+        }
+    }
+
     void ProcessAck(const SequenceNumber32& ack,
                     bool scoreboardUpdated,
                     uint32_t currentDelivered,
                     const SequenceNumber32& oldHead,
                     bool receivedData) override
     {
+        KeepEcnWindow();
         const auto before = m_tcb->m_congState.Get();
         const uint32_t cwndBefore = m_tcb->m_cWnd.Get();
         const bool reno = m_reno && !m_sackEnabled;
@@ -658,6 +728,7 @@ class AqmTcpSocket : public TcpSocketBase
         }
         GuardFastRetransmit(ack);
         const bool fromCwr = CwrLossRecovery(currentDelivered); // ssthresh already cut
+        EcnHalveWindow();
         // CWR is entered in ReceivedAck before ProcessAck runs: compare with the state
         // seen at the end of the previous ACK, not with `before`.
         const auto after = m_tcb->m_congState.Get();
@@ -1645,6 +1716,41 @@ class AqmTcpSocket : public TcpSocketBase
 
     static constexpr double MAX_RTO_S = 60.0; // ns-2 maxrto_, ns-3's cap
 
+    // The window-increase rules live in the congestion control (ns2_reno_cc.h), which a
+    // fork copies; MakeTcpSocket creates it before it sets the attributes.
+    Ptr<TcpNs2NewReno> Ns2Cc() const
+    {
+        return DynamicCast<TcpNs2NewReno>(m_congestionControl);
+    }
+
+    void SetExactCaIncrease(bool on)
+    {
+        if (auto cc = Ns2Cc())
+        {
+            cc->SetExactIncrease(on);
+        }
+    }
+
+    bool GetExactCaIncrease() const
+    {
+        auto cc = Ns2Cc();
+        return cc && cc->GetExactIncrease();
+    }
+
+    void SetOneIncreasePerAck(bool on)
+    {
+        if (auto cc = Ns2Cc())
+        {
+            cc->SetOneIncreasePerAck(on);
+        }
+    }
+
+    bool GetOneIncreasePerAck() const
+    {
+        auto cc = Ns2Cc();
+        return cc && cc->GetOneIncreasePerAck();
+    }
+
     bool m_reno{false};
     bool m_cwrFastRetransmit{true};
     bool m_rttTimed{false};
@@ -1655,6 +1761,10 @@ class AqmTcpSocket : public TcpSocketBase
     bool m_renoGuard{false};
     bool m_renoHalfCwnd{false};
     bool m_ltAfterTimeout{false};
+    bool m_ecnHalvesWindow{false};
+    uint32_t m_ecnCwnd{0};          // bytes: cwnd set by an ECN echo, kept when CWR ends
+    uint32_t m_cwndBeforeAck{0};    // cwnd and recovery point before the ACK in process
+    SequenceNumber32 m_recoverBeforeAck{0};
     uint32_t m_lossDupAcks{0}; // duplicate ACKs since the last new ACK, in the loss state
     bool m_sack1{false};       // Sack1Recovery (see "Sack1")
     bool m_sack1Active{false}; // in a Sack1 fast recovery (fastrecov_)
