@@ -120,25 +120,19 @@ def test_queue_limits_follow_ns2_accounting(simulate):
 def test_ecn_marks_instead_of_dropping(simulate):
     """§VIII (Figs. 4-5), 5 clients x 20 MiB, aggressive RED (min_th 20, max_th 60, max_p 0.1),
     QL 64, ns-2's Reno (the study default): the paper reports 842 drops without ECN and 39
-    with ECN, and a 2.56 % spread of download times with ECN (one run). Tolerances: drop
-    counts within a factor 2 of the paper's, ECN cutting drops by more than 5x, and the
-    median spread of three seeds below twice the paper's. The spread is seed noise of a few
-    per cent: measured 2.5-5.3 % on ns-3 and 3.2-5.5 % on ns-2.35 for seeds 1-3, so one
-    seed alone cannot carry the claim."""
+    with ECN. Tolerances: drop counts within a factor 2 of the paper's, ECN cutting drops by
+    more than 5x. (The paper's 2.56 % spread of download times with ECN is one draw of a
+    seed-to-seed spread of 1.5-9 % on ns-2.35 itself: tests/engines compares the engines.)"""
     red = dict(limit="64p", min_th=20, max_th=60, max_p=0.1, w_q=0.002)
     base = pentikousis(5, Red(**red))
     plain = simulate(base)
-    ecn = base.replace(**{"topology.forward_queue.ecn": True, "tcp.ecn": True})
-    runs = [simulate(ecn.replace(**{"run.seed": seed})) for seed in (1, 2, 3)]
-    q_plain, q_ecn = plain.queues.iloc[0], runs[0].queues.iloc[0]
+    ecn = simulate(base.replace(**{"topology.forward_queue.ecn": True, "tcp.ecn": True}))
+    q_plain, q_ecn = plain.queues.iloc[0], ecn.queues.iloc[0]
     assert q_plain.marks == 0 and q_ecn.marks > 100
     assert 842 / 2 <= q_plain.drops <= 842 * 2
     assert 39 / 2 <= q_ecn.drops <= 39 * 2
     assert q_ecn.drops * 5 < q_plain.drops
-    assert plain.flows.completed.all() and all(r.flows.completed.all() for r in runs)
-    spreads = sorted((ct.max() - ct.min()) / ct.min()
-                     for ct in (r.flows.completion_time_s for r in runs))
-    assert spreads[1] < 2 * 0.0256, f"median ECN download-time spread {spreads[1]:.2%}"
+    assert plain.flows.completed.all() and ecn.flows.completed.all()
 
 
 def test_red_average_queue_stays_between_thresholds(simulate):
