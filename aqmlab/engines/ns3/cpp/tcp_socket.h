@@ -665,9 +665,8 @@ class AqmTcpSocket : public TcpSocketBase
         {
             return;
         }
-        const uint32_t mss = m_tcb->m_segmentSize;
-        m_ecnCwnd = std::max(mss, std::min(m_cwndBeforeAck, m_rWnd.Get()) / 2);
-        m_tcb->m_ssThresh = std::max<uint32_t>(2, m_ecnCwnd / mss) * mss;
+        m_ecnCwnd = ExactHalfWindow(m_cwndBeforeAck);
+        m_tcb->m_ssThresh = RenoHalfWindow(m_cwndBeforeAck); // max(2, floor(m_ecnCwnd))
         m_tcb->m_cWnd = m_ecnCwnd;
         m_tcb->m_cWndInfl = m_ecnCwnd;
     }
@@ -752,8 +751,7 @@ class AqmTcpSocket : public TcpSocketBase
             {
                 // ns-2 slowdown(CLOSE_CWND_HALF): cwnd_ = min(cwnd, rwnd) / 2, a real
                 // number (at least 1), while ssthresh_ is that rounded down (at least 2).
-                m_halfCwnd = std::max(m_tcb->m_segmentSize,
-                                      std::min(cwndBefore, m_rWnd.Get()) / 2);
+                m_halfCwnd = ExactHalfWindow(cwndBefore);
                 m_tcb->m_cWnd = m_halfCwnd;
                 if (!m_limitedTx)
                 {
@@ -1341,7 +1339,7 @@ class AqmTcpSocket : public TcpSocketBase
             else
             {
                 m_tcb->m_ssThresh = RenoHalfWindow(cwndBefore);
-                m_sack1Cwnd = std::max(mss, std::min(cwndBefore, m_rWnd.Get()) / 2);
+                m_sack1Cwnd = ExactHalfWindow(cwndBefore);
             }
             m_tcb->m_cWnd = m_sack1Cwnd;
             m_tcb->m_cWndInfl = m_sack1Cwnd;
@@ -1707,6 +1705,13 @@ class AqmTcpSocket : public TcpSocketBase
     std::function<void()> m_onDestroy;
 
     /// ns-2 slowdown(CLOSE_SSTHRESH_HALF): half of min(cwnd, rwnd) in whole segments, >= 2.
+    /// ns-2's slowdown(CLOSE_CWND_HALF): cwnd_ = min(cwnd, rwnd) / 2, not rounded to
+    /// segments, at least one (bytes).
+    uint32_t ExactHalfWindow(uint32_t cwnd) const
+    {
+        return std::max(m_tcb->m_segmentSize, std::min(cwnd, m_rWnd.Get()) / 2);
+    }
+
     uint32_t RenoHalfWindow(uint32_t cwnd) const
     {
         const uint32_t mss = m_tcb->m_segmentSize;
