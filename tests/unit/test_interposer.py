@@ -1,5 +1,6 @@
 """Building and choosing an interposed library (aqmlab/engines/ns3/interposer.py, used by
-object_memo.py); whether results stay identical is tests/sim/test_object_memo.py."""
+object_memo.py and socket_tables.py); whether results stay identical is
+tests/sim/test_object_memo.py."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import subprocess
 
 import pytest
 
-from aqmlab.engines.ns3 import object_memo
+from aqmlab.engines.ns3 import object_memo, socket_tables
 
 
 @pytest.fixture
@@ -30,14 +31,16 @@ def test_not_loaded_when_every_switch_is_off(fresh, monkeypatch):
     assert lib.wanted()  # one part on: the library is wanted
 
 
-def test_a_failed_compile_warns(fresh, monkeypatch):
+@pytest.mark.parametrize("library", [object_memo.LIBRARY, socket_tables.LIBRARY],
+                         ids=["object_memo", "socket_tables"])
+def test_a_failed_compile_warns_and_leaves_ns3_alone(library, monkeypatch, tmp_path):
     from aqmlab.engines.ns3.loader import wheel_prefix
 
-    lib, cache = fresh
+    monkeypatch.setenv("AQMLAB_CACHE", str(tmp_path))
     monkeypatch.setenv("CXX", "false")  # a "compiler" that always fails
     with pytest.warns(RuntimeWarning, match="could not compile"):
-        assert lib.library_path(wheel_prefix(), "3.44") is None
-    assert not list(cache.rglob("*.so"))
+        assert dataclasses.replace(library).library_path(wheel_prefix(), "3.44") is None
+    assert not list(tmp_path.rglob("*.so"))
 
 
 @pytest.mark.skipif(shutil.which("g++") is None or shutil.which("nm") is None,
