@@ -81,3 +81,44 @@ def test_distance_of_means_compares_means_not_seed_pairs():
 def test_distance_of_means_with_one_seed_has_no_standard_error():
     d = distance_of_means(_seeds(loss=[0.01]), _seeds(loss=[0.02]))
     assert d["loss_rel"] == pytest.approx(0.5) and math.isnan(d["loss_rel_se"])
+
+
+def _runs(loss_ns3: list[float], loss_ns2: list[float]) -> pd.DataFrame:
+    """One bulk configuration's runs on both engines, seeds 1..n, only loss varying."""
+    rows = []
+    for engine, losses in (("ns3", loss_ns3), ("ns2", loss_ns2)):
+        for seed, loss in enumerate(losses, start=1):
+            rows.append({"family": "qiu", "config": "10 flows", "engine": engine, "seed": seed,
+                         "loss": loss, "utilisation": 0.99, "queue": 50.0, "timeouts": 1.0,
+                         "goodput": 0.95, "jain": 0.9, "cpu_s": 1.0})
+    return pd.DataFrame(rows)
+
+
+def test_cross_study_judges_the_means_and_keeps_the_seed_pairs():
+    """The cross-simulator study's loss distance is that of the engines' means over seeds
+    (within the bound where the means agree, though every seed pair is 40 % apart), and its
+    per-seed-pair distance stays beside it; means 20 % apart are outside."""
+    from aqmlab.studies.ns2_vs_ns3 import distances
+
+    rt = pd.DataFrame(columns=["family", "config", "engine", "seed", "response_time_s"])
+    agree = distances(_runs([0.010, 0.006, 0.010, 0.006], [0.006, 0.010, 0.006, 0.010]), rt)
+    row = agree.iloc[0]
+    assert row["seeds"] == 4
+    assert row["loss_rel"] == 0 and row["ok_loss_rel"]
+    assert row["pairs_loss_rel"] == pytest.approx(0.4)
+    assert row["loss_rel_se"] > 0
+    apart = distances(_runs([0.010, 0.010, 0.011], [0.008, 0.008, 0.0088, 0.008]), rt)
+    assert apart.iloc[0]["seeds"] == 3  # seed 4 ran on one engine only
+    assert apart.iloc[0]["loss_rel"] == pytest.approx(0.2, rel=0.01)
+    assert not apart.iloc[0]["ok_loss_rel"]
+
+
+def test_cross_study_bulk_families_run_more_seeds():
+    """The quick profile runs its families without web traffic on six seeds, the web
+    family on its two; overriding ``seeds`` adds to the bulk seeds, never removes."""
+    from aqmlab.studies.ns2_vs_ns3 import profile
+
+    p = profile("quick")
+    assert p.seeds == (1, 2) and p.bulk_run_seeds == (1, 2, 3, 4, 5, 6)
+    assert profile("quick", seeds=[7, 8]).bulk_run_seeds == (1, 2, 3, 4, 5, 6, 7, 8)
+    assert profile("tiny").bulk_run_seeds == profile("tiny").seeds
