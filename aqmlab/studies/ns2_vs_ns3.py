@@ -77,8 +77,10 @@ class CrossParams(Params):
     ``pent_qls`` / ``pent_size`` (five clients); ``parking_lot``: run the three-hop lot.
     ``seeds``: at least two, for the seed-to-seed noise floor; ``bulk_seeds``: more seeds
     for the families without web traffic (Qiu, Pentikousis, parking lot), whose runs cost
-    seconds: their distances are of means over seeds, and with two seeds the standard error
-    of a timeout count is as large as its bound. They run ``seeds`` and ``bulk_seeds``."""
+    seconds, which run ``seeds`` and ``bulk_seeds``. Distances are of means over seeds, and
+    with two seeds the standard error of a loss or timeout count is about its bound: quick
+    runs six seeds of everything; full three of the web runs (each five times longer than
+    quick's) and six of the rest."""
 
     study: ClassVar[str] = STUDY
     web_loads: tuple[float, ...]
@@ -111,11 +113,11 @@ PROFILES = Profiles(
                      web_duration=25.0, web_warmup=5.0, qiu_flows=(10, 100),
                      qiu_duration=20.0, qiu_warmup=5.0, pent_schemes=("dt",), pent_qls=(64,),
                      pent_size="1MiB", parking_lot=False),
-    quick=CrossParams(profile="quick", seeds=(1, 2), web_loads=(0.5, 0.8, 1.05),
+    quick=CrossParams(profile="quick", seeds=(1, 2, 3, 4, 5, 6), web_loads=(0.5, 0.8, 1.05),
                       web_queues=("dt148", "ared5"), web_duration=240.0, web_warmup=60.0,
                       qiu_flows=(10, 100, 300, 1000), qiu_duration=200.0, qiu_warmup=50.0,
                       pent_schemes=("dt", "aggr-red", "aggr-ecn"), pent_qls=(16, 64),
-                      pent_size="20MiB", parking_lot=True, bulk_seeds=(1, 2, 3, 4, 5, 6)),
+                      pent_size="20MiB", parking_lot=True),
     full=CrossParams(profile="full", seeds=(1, 2, 3), web_loads=(0.5, 0.7, 0.8, 0.9, 1.05),
                      web_queues=("dt148", "dt111", "ared5", "ared60"), web_duration=1200.0,
                      web_warmup=120.0, qiu_flows=(1, 10, 30, 100, 300, 600, 1000),
