@@ -1,6 +1,7 @@
 """Check the cost model on a seeded sample of measured full-profile runs (issue 31).
 
-Run: ``.venv/bin/python bench/cost_sample.py [--seed N] [--off-budget S] [--stop-starting HH:MM]``
+Run: ``.venv/bin/python bench/cost_sample.py [--seed N] [--off-budget S] [--stop-starting HH:MM]
+[--store DIR] [--list]``
 
 The full profile's runs are expanded as ``aqmlab figures --profile full --dry-run`` does
 (:func:`aqmlab.figures.planned_runs`: every study, ns-2.35 reference runs included, a run
@@ -53,15 +54,27 @@ OUT = ROOT / "bench" / "results" / "cost_sample.json"
 PER_STRATUM = {"ns3": 2, "ns2": 1}
 
 
-def expand(seed: int) -> tuple[list[dict[str, Any]], dict[str, float]]:
-    """The drawn runs (study, key, label, engine, predicted CPU-s, model terms, scenario)
-    and the model's CPU-seconds per study for the whole full profile."""
-    from aqmlab.campaign.cost import _cost_terms, estimate_cost
+def planned(store: Path | None) -> dict[str, tuple[dict[str, Any], list[Any]]]:
+    """The full profile's runs per study (:func:`aqmlab.figures.planned_runs`), planned
+    against ``store``, or against an empty temporary store (removed afterwards) if None."""
     from aqmlab.figures import planned_runs
+
+    if store is not None:
+        return planned_runs("full", store=store)
+    with tempfile.TemporaryDirectory(prefix="aqmlab_cost_sample_store_") as tmp:
+        return planned_runs("full", store=tmp)
+
+
+def expand(seed: int, store: Path | None = None
+           ) -> tuple[list[dict[str, Any]], dict[str, float]]:
+    """The drawn runs (study, key, label, engine, predicted CPU-s, model terms, scenario)
+    and the model's CPU-seconds per study for the whole full profile (planned as
+    :func:`planned` does)."""
+    from aqmlab.campaign.cost import estimate_cost, ns3_cpu_terms
 
     strata: dict[tuple[str, str], list[Any]] = defaultdict(list)
     model: dict[str, float] = {}
-    for study, (_, new) in planned_runs("full", store=tempfile.mkdtemp()).items():
+    for study, (_, new) in planned(store).items():
         model[study] = sum(estimate_cost(p.scenario) for p in new)
         for p in new:
             strata[study, p.scenario.run.engine].append(p)
@@ -74,7 +87,7 @@ def expand(seed: int) -> tuple[list[dict[str, Any]], dict[str, float]]:
             drawn.append({"study": study, "key": p.key, "engine": engine,
                           "label": f"{sc.name} seed {sc.run.seed}",
                           "predicted_cpu_s": estimate_cost(sc),
-                          "terms": _cost_terms(sc.resolve()), "stratum_runs": len(points),
+                          "terms": ns3_cpu_terms(sc), "stratum_runs": len(points),
                           "scenario": sc})
     return drawn, model
 
@@ -173,6 +186,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--stop-starting", metavar="HH:MM",
                     help="start no run after this UTC time (today)")
     ap.add_argument("--list", action="store_true", help="print the sample, run nothing")
+    ap.add_argument("--store", type=Path, help="plan against this store, as aqmlab figures "
+                    "--dry-run --store does (default: an empty temporary one, removed)")
     args = ap.parse_args(argv)
     deadline = None
     if args.stop_starting:
@@ -180,7 +195,7 @@ def main(argv: list[str] | None = None) -> int:
         now = time.gmtime()
         deadline = time.mktime((*now[:3], h, m, 0, 0, 0, 0)) - time.timezone
     t0 = time.time()
-    runs, model = expand(args.seed)
+    runs, model = expand(args.seed, args.store)
     off = off_subset(runs, args.seed, args.off_budget)
     print(f"{len(runs)} runs drawn (seed {args.seed}), predicted "
           f"{sum(r['predicted_cpu_s'] for r in runs) / 60:.1f} CPU-min; off-path repeats: "

@@ -11,8 +11,14 @@ Queues: ``dt148`` (Reno, drop-tail 148 packets), ``ared5`` (Reno, ARED 5 ms), ``
 configuration runs ``--seeds`` (default 1 and 2; the noise floor is the first two's KS) on
 both engines, one simulation at a time, and reports each engine's drops at both bottleneck
 queues (``drops_fwd``/``drops_rev``: drop-tail counts move by up to 10 % per queue under
-perturbations as small as 2 header bytes, so compare them over several seeds). Run it from
-a small working directory (the ns-3 loader scans the cwd).
+perturbations as small as 2 header bytes, so compare them over several seeds). After each
+configuration's per-seed-pair rows it prints the distance of the engines' means over the
+seeds, each measure as ``distance +- standard error``
+(:func:`aqmlab.studies.distances.distance_of_means`; no standard error with one seed): a
+gap larger than a few standard errors is more than the engines' seed noise. ``--out``
+writes the per-seed table as CSV, ``--means-out`` the means table (``<distance>`` and
+``<distance>_se`` columns). Run it from a small working directory (the ns-3 loader scans
+the cwd).
 
 Measured 2026-11-25 (drop-tail 148, 330 s, warm-up 30 s; ns-2's web headers 42 B, as ns-3's
 frames): at 80 % over seeds 1-10 ns-3 drops 5.3 +- 1.9 % (mean +- s.e.) more than ns-2.35
@@ -73,6 +79,20 @@ def drops(res, probe: int) -> int:
     return int(res.queues.drops.iloc[probe])
 
 
+def with_se(means: pd.DataFrame) -> pd.DataFrame:
+    """The means table for reading: each distance and its standard error as one
+    ``"value +- se"`` column; measures that are NaN throughout (Jain's index of web-only
+    runs) left out."""
+    from aqmlab.studies.distances import METRICS
+
+    out = means[["queue", "load", "seeds"]].copy()
+    for name in METRICS.values():
+        if means[name].notna().any():
+            out[name] = [f"{v:.3g} +- {e:.2g}" if e == e else f"{v:.3g}"
+                         for v, e in zip(means[name], means[f"{name}_se"], strict=True)]
+    return out
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--queues", default="dt148,ared5,aredecn5")
@@ -81,14 +101,15 @@ def main() -> int:
     ap.add_argument("--warmup", type=float, default=30.0)
     ap.add_argument("--seeds", default="1,2", help="at least two, comma-separated")
     ap.add_argument("--set", action="append", default=[], metavar="PATH=VALUE")
-    ap.add_argument("--out", help="write the table as CSV")
+    ap.add_argument("--out", help="write the per-seed table as CSV")
+    ap.add_argument("--means-out", help="write the distances of the means as CSV")
     args = ap.parse_args()
     import aqmlab
-    from aqmlab.studies.distances import distance, run_metrics, within
+    from aqmlab.studies.distances import distance, distance_of_means, run_metrics, within
 
     extra = {k: value(v) for k, v in (s.split("=", 1) for s in args.set)}
     seeds = [int(s) for s in args.seeds.split(",")]
-    rows = []
+    rows, means = [], []
     for queue in args.queues.split(","):
         for load in map(float, args.loads.split(",")):
             res = {}
@@ -112,12 +133,24 @@ def main() -> int:
                                 for e in ("ns3", "ns2") for i, side in enumerate(("fwd", "rev"))},
                              **{k: v for k, v in d.items() if k.endswith("_rel")},
                              "within": all(v is not False for v in ok.values())})
-            print(pd.DataFrame(rows[-len(seeds):]).to_string(index=False), flush=True)
-    table = pd.DataFrame(rows)
+            per_seed = {e: pd.DataFrame([run_metrics(res[seed, e]) for seed in seeds])
+                        for e in ("ns3", "ns2")}
+            means.append({"queue": queue, "load": load, "seeds": len(seeds),
+                          **distance_of_means(per_seed["ns3"], per_seed["ns2"])})
+            with pd.option_context("display.width", 200, "display.float_format",
+                                   "{:.4g}".format):
+                print(pd.DataFrame(rows[-len(seeds):]).to_string(index=False))
+            print("distance of the means over seeds (+- standard error):")
+            print(with_se(pd.DataFrame(means[-1:])).to_string(index=False), flush=True)
+    table, of_means = pd.DataFrame(rows), pd.DataFrame(means)
     if args.out:
         table.to_csv(args.out, index=False)
+    if args.means_out:
+        of_means.to_csv(args.means_out, index=False)
     with pd.option_context("display.width", 200, "display.float_format", "{:.4g}".format):
         print(table.to_string(index=False))
+    print("\ndistance of the engines' means over seeds (+- standard error):")
+    print(with_se(of_means).to_string(index=False))
     return 0
 
 

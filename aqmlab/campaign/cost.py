@@ -16,7 +16,7 @@ from aqmlab.scenario import Scenario
 from aqmlab.scenario.limits import HEADER_BYTES
 
 __all__ = ["BULK_PER_SEGMENT", "MAH_PER_MBPS", "OVERLOAD", "PACKMIME_PER_CONNECTION",
-           "PER_FLOW", "estimate_cost"]
+           "PER_FLOW", "estimate_cost", "ns3_cpu_terms"]
 
 #: CPU-s per TCP segment (data or ACK) a full bulk-traffic bottleneck carries, and per flow
 #: per simulated second.
@@ -66,12 +66,17 @@ def estimate_cost(scenario: Scenario) -> float:
     ns-3, measured side by side)."""
     factor = max(q.COST for q in scenario.topology.bottleneck_queues())
     relative = engines.get(scenario.run.engine).RELATIVE_COST
-    terms = _cost_terms(scenario.resolve())
+    terms = ns3_cpu_terms(scenario)
     return 1.0 + factor * sum(cpu * relative[term] for term, cpu in terms.items())
 
 
-def _cost_terms(scenario: Scenario) -> dict[str, float]:
-    """CPU-seconds of the run's web, link and flow terms on ns-3."""
+def ns3_cpu_terms(scenario: Scenario) -> dict[str, float]:
+    """The model's CPU-seconds of a run on ns-3, per term (``"web"``, ``"link"``,
+    ``"flows"``; see :func:`estimate_cost`), before the bottleneck queue's ``COST`` factor,
+    the engine's ``RELATIVE_COST`` and the constant second: what a refit of the model
+    regresses measured CPU on. ``scenario`` is resolved first (PackMime rates from their
+    calibration tables)."""
+    scenario = scenario.resolve()
     topo = scenario.topology
     groups = scenario.traffic
     own = [c for g in groups if (c := g.cpu_per_s(topo.hops_factor)) is not None]

@@ -104,13 +104,13 @@ def test_a_bulk_link_costs_the_segments_it_carries():
     from aqmlab.campaign import cost
 
     qiu, pent = example("qiu_t1_dumbbell"), example("pentikousis_ecn_5clients")
-    per_s = {k: cost._cost_terms(sc.resolve())["link"] / sc.run.duration_s
+    per_s = {k: cost.ns3_cpu_terms(sc)["link"] / sc.run.duration_s
              for k, sc in (("qiu", qiu), ("pent", pent.replace(**{"run.stop_when_done": False})))}
     segs = {"qiu": 1.544e6 * 1.004 / (8 * 500) * 2, "pent": 1.5e6 * 1.028767 / (8 * 1500) * 1.5}
     for k in per_s:
         assert per_s[k] == pytest.approx(cost.BULK_PER_SEGMENT * segs[k])
     assert 3.5 < per_s["qiu"] / per_s["pent"] < 4.5
     lot = example("parking_lot")
-    one = cost._cost_terms(lot.resolve())["link"]
+    one = cost.ns3_cpu_terms(lot)["link"]
     assert one == pytest.approx(lot.topology.hops * cost.BULK_PER_SEGMENT * lot.run.duration_s
                                 * 10e6 / (8 * (lot.tcp.mss + 40)) * 2)

@@ -19,21 +19,13 @@ namespace aqmlab
 {
 using namespace ns3;
 
-/// Whether senders hand a socket in one Send what their loop of `chunk`-byte Sends would
-/// (AQMLAB_FILL_ONCE=0: the loop). A bulk flow's first fill of a 4 MB send buffer took
-/// ~1,100 Sends of 8 segments, each a new Packet and a TcpTxBuffer::Add: ~15 % of a 20-s
-/// run of 1000 flows. Same bytes in the buffer, same events (Send only schedules the
-/// transmission); only the number of application Packets differs.
-inline bool& FillOnceEnabled()
-{
-    static bool on = EnvSwitch("AQMLAB_FILL_ONCE", true);
-    return on;
-}
-
-inline void SetFillOnce(bool on)
-{
-    FillOnceEnabled() = on;
-}
+/// FillOnceEnabled(): whether senders hand a socket in one Send what their loop of
+/// `chunk`-byte Sends would (AQMLAB_FILL_ONCE=0: the loop). A bulk flow's first fill of a
+/// 4 MB send buffer took ~1,100 Sends of 8 segments, each a new Packet and a
+/// TcpTxBuffer::Add: ~15 % of a 20-s run of 1000 flows. Same bytes in the buffer, same
+/// events (Send only schedules the transmission); only the number of application Packets
+/// differs.
+AQMLAB_SWITCH(FillOnce, EnvSwitch("AQMLAB_FILL_ONCE", true))
 
 /// What `while (left > 0) { n = min(left, chunk); if (avail < n) stop; send n; }` sends in
 /// all, with `avail` bytes of buffer space (`left` < 0: unlimited).

@@ -14,6 +14,7 @@
 // (tests/sim/test_fast_routing.py); AQMLAB_DIRECT_RX=0 keeps ns-3's path.
 #pragma once
 #include "fast_routing.h"
+#include "switches.h"
 
 #include "ns3/internet-module.h"
 #include "ns3/network-module.h"
@@ -23,17 +24,8 @@ namespace aqmlab
 {
 using namespace ns3;
 
-/// Whether Experiment installs DirectRx (AQMLAB_DIRECT_RX=0 turns it off).
-inline bool& DirectRxEnabled()
-{
-    static bool on = EnvSwitch("AQMLAB_DIRECT_RX", true);
-    return on;
-}
-
-inline void SetDirectRx(bool on)
-{
-    DirectRxEnabled() = on;
-}
+/// DirectRxEnabled(): whether Experiment installs DirectRx (AQMLAB_DIRECT_RX=0 turns it off).
+AQMLAB_SWITCH(DirectRx, EnvSwitch("AQMLAB_DIRECT_RX", true))
 
 struct DirectRx
 {

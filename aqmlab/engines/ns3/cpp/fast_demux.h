@@ -16,6 +16,7 @@
 // node, and then the SYN scans alone took ~30 % of the run. Results are identical with and
 // without (tests/sim/test_fast_demux.py).
 #pragma once
+#include "switches.h"
 #include "tcp_peek.h"
 
 #include "ns3/internet-module.h"
@@ -51,30 +52,14 @@ struct TcpKeyHash
     }
 };
 
-/// Whether Experiment installs FastTcpDemux (switchable for benchmarks and tests).
-inline bool& FastDemuxEnabled()
-{
-    static bool on = true;
-    return on;
-}
+/// FastDemuxEnabled(): whether Experiment installs FastTcpDemux (no environment variable;
+/// SetFastDemux for benchmarks and tests).
+AQMLAB_SWITCH(FastDemux, true)
 
-inline void SetFastDemux(bool on)
-{
-    FastDemuxEnabled() = on;
-}
-
-/// Whether sockets join the table at Connect/CompleteFork and listeners take SYNs directly
-/// (otherwise a connection joins at its first segment, delivered by ns-3's scan).
-inline bool& FastListenEnabled()
-{
-    static bool on = true;
-    return on;
-}
-
-inline void SetFastListen(bool on)
-{
-    FastListenEnabled() = on;
-}
+/// FastListenEnabled(): whether sockets join the table at Connect/CompleteFork and listeners
+/// take SYNs directly (otherwise a connection joins at its first segment, delivered by
+/// ns-3's scan).
+AQMLAB_SWITCH(FastListen, true)
 
 /// Answers "does this socket still own this endpoint?" (AqmTcpSocket, see tcp_socket.h).
 using EndpointCheck = bool (*)(const void* socket, const Ipv4EndPoint* ep);

@@ -38,17 +38,9 @@ namespace aqmlab
 {
 using namespace ns3;
 
-/// Whether Experiment installs FastListRouting (AQMLAB_FAST_ROUTING=0 turns it off).
-inline bool& FastRoutingEnabled()
-{
-    static bool on = EnvSwitch("AQMLAB_FAST_ROUTING", true);
-    return on;
-}
-
-inline void SetFastRouting(bool on)
-{
-    FastRoutingEnabled() = on;
-}
+/// FastRoutingEnabled(): whether Experiment installs FastListRouting (AQMLAB_FAST_ROUTING=0
+/// turns it off).
+AQMLAB_SWITCH(FastRouting, EnvSwitch("AQMLAB_FAST_ROUTING", true))
 
 class FastListRouting : public Ipv4ListRouting
 {

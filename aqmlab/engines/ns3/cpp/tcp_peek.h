@@ -19,17 +19,9 @@ namespace aqmlab
 {
 using namespace ns3;
 
-/// Whether PeekTcp reads raw bytes (AQMLAB_RAW_HEADERS=0: TcpHeader deserialization).
-inline bool& RawHeadersEnabled()
-{
-    static bool on = EnvSwitch("AQMLAB_RAW_HEADERS", true);
-    return on;
-}
-
-inline void SetRawHeaders(bool on)
-{
-    RawHeadersEnabled() = on;
-}
+/// RawHeadersEnabled(): whether PeekTcp reads raw bytes (AQMLAB_RAW_HEADERS=0: TcpHeader
+/// deserialization).
+AQMLAB_SWITCH(RawHeaders, EnvSwitch("AQMLAB_RAW_HEADERS", true))
 
 /// What aqmlab reads of a TCP header.
 struct TcpFields

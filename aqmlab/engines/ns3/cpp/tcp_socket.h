@@ -1794,20 +1794,11 @@ class AqmTcpSocket : public TcpSocketBase
     FlowStats* m_stats{nullptr};
 };
 
-/// Whether MakeTcpSocket sets a profile's attributes from values parsed once per profile
-/// (AQMLAB_FAST_ATTRIBUTES=0: from the strings, per socket, as SetAttribute does). In web
-/// runs, which create a socket per connection, the name lookups and string parsing of the
-/// ~20 attributes took ~10 % of the run.
-inline bool& FastAttributesEnabled()
-{
-    static bool on = EnvSwitch("AQMLAB_FAST_ATTRIBUTES", true);
-    return on;
-}
-
-inline void SetFastAttributes(bool on)
-{
-    FastAttributesEnabled() = on;
-}
+/// FastAttributesEnabled(): whether MakeTcpSocket sets a profile's attributes from values
+/// parsed once per profile (AQMLAB_FAST_ATTRIBUTES=0: from the strings, per socket, as
+/// SetAttribute does). In web runs, which create a socket per connection, the name lookups
+/// and string parsing of the ~20 attributes took ~10 % of the run.
+AQMLAB_SWITCH(FastAttributes, EnvSwitch("AQMLAB_FAST_ATTRIBUTES", true))
 
 /// How to build a socket: congestion control, recovery and attribute values.
 struct TcpProfile
