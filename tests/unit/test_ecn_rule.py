@@ -39,10 +39,11 @@ def test_default_is_ns2s_drop_and_bad_values_name_the_field(cls):
 
 def test_scenarios_without_ecn_hash_without_the_field():
     # literal hashes: 0.2.2's (b18983a1af82fc04, bf09c42b9b441990) survived the field; 0.2.3's
-    # (8f6d5bfc6bac47fe, cfef0d230e113fce) lost the description; these hash quantities in
-    # one spelling (canonical units)
-    assert dumbbell(Ared()).hash == "29662836b153108d"
-    assert dumbbell(Red()).hash == "19edeabdbca0cca1"
+    # (8f6d5bfc6bac47fe, cfef0d230e113fce) lost the description; 0.4.0's (29662836b153108d,
+    # 19edeabdbca0cca1) hashed quantities in one spelling; these have count_after_forced_drop
+    # (always serialised, test_red_count.py)
+    assert dumbbell(Ared()).hash == "6ff95a958fbb342d"
+    assert dumbbell(Red()).hash == "6b168b111202a754"
     assert "ecn_above_max_th" not in Red().to_dict()
 
 
@@ -63,16 +64,20 @@ def test_rule_round_trips_through_json_and_toml(value):
 
 @pytest.mark.parametrize("cls", [Red, Ared])
 def test_mapping_wraps_red_only_for_ecn_with_ns2s_rules(cls):
-    drop = queue_config(cls(ecn=True), 10e6, 0.02)
-    mark_p = queue_config(cls(ecn=True, ecn_above_max_th="mark_p", mark_p=0.2), 10e6, 0.02)
-    mark = queue_config(cls(ecn=True, ecn_above_max_th="mark"), 10e6, 0.02)
-    plain = queue_config(cls(), 10e6, 0.02)
+    # with ns-3's count rule ("keep"), only ns-2's ECN rules need the wrapper
+    keep = {"count_after_forced_drop": "keep"}
+    drop = queue_config(cls(ecn=True, **keep), 10e6, 0.02)
+    mark_p = queue_config(cls(ecn=True, ecn_above_max_th="mark_p", mark_p=0.2, **keep),
+                          10e6, 0.02)
+    mark = queue_config(cls(ecn=True, ecn_above_max_th="mark", **keep), 10e6, 0.02)
+    plain = queue_config(cls(**keep), 10e6, 0.02)
     assert drop.type_id == mark_p.type_id == WRAPPED
     assert mark.type_id == plain.type_id == "ns3::RedQueueDisc"
-    # the wrapper takes its own two attributes; the wrapped child is configured the same
-    assert drop.attributes[-2:] == (("Rule", "drop"), ("MarkP", "0.1"))
-    assert mark_p.attributes[-2:] == (("Rule", "mark_p"), ("MarkP", "0.2"))
-    assert drop.attributes[:-2] == mark_p.attributes[:-2] == mark.attributes
+    # the wrapper takes its own three attributes; the wrapped child is configured the same
+    assert drop.attributes[-3:] == (("Rule", "drop"), ("MarkP", "0.1"), ("CountReset", "false"))
+    assert mark_p.attributes[-3:] == (("Rule", "mark_p"), ("MarkP", "0.2"),
+                                      ("CountReset", "false"))
+    assert drop.attributes[:-3] == mark_p.attributes[:-3] == mark.attributes
     assert dict(drop.attributes)["UseEcn"] == "true"
 
 

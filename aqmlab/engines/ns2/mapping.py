@@ -30,6 +30,15 @@ Queues (one ns-2 queue object per link direction, as ``$ns simplex-link`` create
   (:mod:`aqmlab.engines.ns2.support`). ns-2.35's own rule (mark while p < mark_p_) is
   ``ecn_above_max_th = "mark_p"`` with the queue's ``mark_p``. With ``use_mark_p_ 1`` ns-2 has no forced region: above 2 max_th (gentle) the
   early test drops with p = 1, counted as unforced.
+- ``count_after_forced_drop`` -> ``ns1_compat_``: "reset" (ns-2's default) is 0, "keep" 1.
+  In ``REDQueue`` that variable does one thing: with 0, ``enque`` zeroes ``count`` and
+  ``count_bytes`` after each forced drop (average above the forced threshold, or a full
+  queue); with 1 it leaves them, as ns-3's RedQueueDisc does. With ``use_mark_p_ 1``
+  (ns-2's default, kept without ECN under "reset") there is no forced region, and the
+  early drops above it zero the count in ``drop_early`` whatever ``ns1_compat_`` says; so
+  "keep" without ECN also sets ``use_mark_p_ 0`` (which without ``setbit_`` changes
+  nothing but that: those drops become forced, drawing no random number), and with ECN it
+  needs ``ecn_above_max_th = "mark"`` (:mod:`aqmlab.engines.ns2.support`).
 
 TCP (one-way agents for bulk flows and transfers, Full-TCP for web connections):
 
@@ -146,6 +155,14 @@ def _ecn_settings(q: Red | Ared, max_p: float) -> tuple[tuple[str, str], ...]:
     return (("setbit_", "1"), ("use_mark_p_", "1"), ("mark_p_", repr(mark_p)))
 
 
+def _count_settings(q: Red | Ared) -> tuple[tuple[str, str], ...]:
+    """``ns1_compat_`` 1 keeps RED's count after a forced drop ("keep"), 0 zeroes it; without
+    ECN "keep" also needs ``use_mark_p_ 0`` for a forced region (with ECN it is "mark")."""
+    if q.count_after_forced_drop == "reset":
+        return (("ns1_compat_", "0"),)
+    return (("ns1_compat_", "1"),) + ((("use_mark_p_", "0"),) if not q.ecn else ())
+
+
 def queue_config(q: Queue | None, rate_bps: float) -> QueueConfig:
     """ns-2 queue for spec ``q`` on a link of ``rate_bps`` (None: an unlimited DropTail)."""
     if q is None:
@@ -164,7 +181,7 @@ def queue_config(q: Queue | None, rate_bps: float) -> QueueConfig:
             ("thresh_", repr(q.min_th)), ("maxthresh_", repr(q.max_th)),
             ("linterm_", repr(1.0 / q.max_p)), ("q_weight_", repr(q.w_q)),
             ("gentle_", _b(q.gentle)), ("wait_", _b(q.wait)),
-            ("adaptive_", _b(q.adaptive)),
+            ("adaptive_", _b(q.adaptive)), *_count_settings(q),
             *_ecn_settings(q, q.max_p),
         )
         return QueueConfig("RED", settings, True, q.ecn, byte, q.mean_pkt_size)
@@ -181,7 +198,7 @@ def queue_config(q: Queue | None, rate_bps: float) -> QueueConfig:
             ("adaptive_", "1"), ("alpha_", repr(q.alpha)), ("beta_", repr(q.beta)),
             ("interval_", repr(q.interval_s)), ("targetdelay_", repr(q.target_delay_s)),
             ("top_", repr(q.top)), ("bottom_", repr(q.auto_bottom(rate_bps))),
-            *_ecn_settings(q, 0.1),
+            *_count_settings(q), *_ecn_settings(q, 0.1),
         )
         return QueueConfig("RED", settings, True, q.ecn, byte, q.mean_pkt_size)
     raise TypeError(f"no ns-2 mapping for queue kind {type(q).__name__}")

@@ -40,8 +40,9 @@ class Ared(EcnRule, QueueBase):
     2.28 (``bytes_``/``queue_in_bytes_ true``), where the average queue counts bytes and a
     packet's drop probability scales with its size / ``mean_pkt_size``, so SYNs and pure
     ACKs are rarely dropped. ``ecn_above_max_th`` "drop" (the papers' ns-2), "mark" (ns-3)
-    or "mark_p" (ns-2.35's own rule, with ``mark_p``), see
-    :class:`~aqmlab.kinds.queues.red.EcnRule`.
+    or "mark_p" (ns-2.35's own rule, with ``mark_p``); ``count_after_forced_drop`` "reset"
+    (ns-2.35: the count restarts at 0 after a forced or queue-full drop) or "keep" (ns-3);
+    see :class:`~aqmlab.kinds.queues.red.EcnRule`.
     """
 
     KIND: ClassVar[str] = "ared"
@@ -68,6 +69,7 @@ class Ared(EcnRule, QueueBase):
     mode: str = "packet"
     ecn_above_max_th: str = "drop"
     mark_p: float = 0.1
+    count_after_forced_drop: str = "reset"
 
     def __post_init__(self) -> None:
         self._check_kind()
@@ -166,5 +168,5 @@ class Ared(EcnRule, QueueBase):
                  ("Interval", ns_time(self.interval_s)),
                  ("Top", repr(self.top)), ("Bottom", repr(self.auto_bottom(rate_bps))),
                  ("UseEcn", ns_bool(self.ecn)), ("UseHardDrop", "true"),
-                 *link_attributes(rate_bps, delay_s), *self.ecn_rule_attributes())
+                 *link_attributes(rate_bps, delay_s), *self.wrapper_attributes())
         return Ns3Queue(red_type_id(self), attrs, wq, packets_per_s(rate_bps, self.mean_pkt_size))

@@ -1,6 +1,7 @@
 """RED (Floyd & Jacobson 1993) with ns-2's parameters, on ns-3's RedQueueDisc.
 
-Also what RED and ARED share: ``ecn_above_max_th`` (ns-2's or ns-3's ECN rule) and the
+Also what RED and ARED share: ``ecn_above_max_th`` (ns-2's or ns-3's ECN rule),
+``count_after_forced_drop`` (ns-2's or ns-3's count after a forced drop) and the
 translation of ns-2 thresholds (waiting packets) to ns-3's (disc packets).
 """
 
@@ -21,10 +22,11 @@ from aqmlab.kinds.queues.base import (
 )
 from aqmlab.units import check_bool, check_choice, check_float, check_int, set_attr
 
-__all__ = ["Red", "EcnRule", "ECN_ABOVE_MAX_TH", "NS2_ECN_RED", "red_threshold", "red_type_id",
-           "check_w_q", "packets_per_s"]
+__all__ = ["Red", "EcnRule", "ECN_ABOVE_MAX_TH", "COUNT_AFTER_FORCED_DROP", "NS2_ECN_RED",
+           "red_threshold", "red_type_id", "check_w_q", "packets_per_s"]
 
 ECN_ABOVE_MAX_TH = ("drop", "mark", "mark_p")
+COUNT_AFTER_FORCED_DROP = ("reset", "keep")
 
 
 class EcnRule:
@@ -38,15 +40,30 @@ class EcnRule:
     fixed max_p below ``mark_p`` that is "drop", but ARED adapts max_p beyond it and then
     drops most ECN-capable packets it picks (ns-2.35, ARED, 30 ECN flows: 6 marks and 2642
     early drops where "mark" gives 3628 marks). Only serialised when ``ecn`` is on (and
-    ``mark_p`` only with "mark_p"), so other scenarios keep their hashes."""
+    ``mark_p`` only with "mark_p"), so other scenarios keep their hashes.
+
+    ``count_after_forced_drop``: what RED's count of packets since the last drop (the
+    ``count`` of the uniform-spacing correction p / (1 - count p), p / (2 - count p) with
+    ``wait``) does at a forced drop, i.e. one with the average at or above ``max_th`` (2
+    ``max_th`` with gentle) or with a full queue. "reset" (the default) is ns-2.35's:
+    ``REDQueue::enque`` (red.cc) zeroes ``count`` and ``count_bytes`` after every forced drop
+    (its ``ns1_compat_`` 0; ``ns1_compat_`` changes nothing else). "keep" is ns-3's:
+    ``RedQueueDisc::DoEnqueue`` resets only with its ``Ns1Compat`` attribute (default off),
+    and never after its internal queue's overflow drop, so after forced drops the count
+    stays high and the next early drop comes sooner. Always serialised: RED and ARED
+    scenarios stored before the field ran ns-3's "keep" and hash differently from both
+    values, so they are run again."""
 
     ecn: bool
     ecn_above_max_th: str
     mark_p: float
+    count_after_forced_drop: str
 
     def _check_ecn_rule(self) -> None:
         check_choice(self.ecn_above_max_th, "ecn_above_max_th", ECN_ABOVE_MAX_TH)
         set_attr(self, "mark_p", check_float(self.mark_p, "mark_p", gt=0, le=1))
+        check_choice(self.count_after_forced_drop, "count_after_forced_drop",
+                     COUNT_AFTER_FORCED_DROP)
 
     def _ecn_rule_dict(self, d: dict[str, Any]) -> dict[str, Any]:
         if not d["ecn"]:
@@ -55,11 +72,14 @@ class EcnRule:
             del d["mark_p"]
         return d
 
-    def ecn_rule_attributes(self) -> tuple[tuple[str, str], ...]:
-        """The ns-3 wrapper's own attributes (:func:`red_type_id`), none for "mark"."""
+    def wrapper_attributes(self) -> tuple[tuple[str, str], ...]:
+        """The ns-3 wrapper's own attributes (:func:`red_type_id`), none without it. Its
+        ``Rule`` is "mark" (the child's own marking) without ECN or with the "mark" rule."""
         if red_type_id(self) != NS2_ECN_RED:
             return ()
-        return (("Rule", self.ecn_above_max_th), ("MarkP", repr(self.mark_p)))
+        rule = self.ecn_above_max_th if self.ecn else "mark"
+        return (("Rule", rule), ("MarkP", repr(self.mark_p)),
+                ("CountReset", ns_bool(self.count_after_forced_drop == "reset")))
 
 
 def check_w_q(value: object, field: str = "w_q") -> float:
@@ -77,15 +97,19 @@ def red_threshold(th_pkts: float, scale: float = 1.0) -> str:
     return repr(max(0.0, th_pkts - RED_DEVICE_WAITING) * scale)
 
 
-#: aqmlab's wrapper of ns-3's RedQueueDisc with ns-2's ECN rules.
+#: aqmlab's wrapper of ns-3's RedQueueDisc with ns-2's ECN rules and count reset.
 NS2_ECN_RED = "aqmlab::Ns2EcnRedQueueDisc"
 
 
 def red_type_id(q: EcnRule) -> str:
     """ns-3's RedQueueDisc, wrapped so that ECN-capable packets are dropped, not marked,
     once the average reaches max_th ("drop") or the early probability reaches mark_p
-    ("mark_p"): ns-2's rules (aqmlab/engines/ns3/cpp/ns2_ecn_red_queue_disc.h)."""
+    ("mark_p"), and so that the count is zeroed after every forced drop ("reset"): ns-2's
+    rules (aqmlab/engines/ns3/cpp/ns2_ecn_red_queue_disc.h). Plain RedQueueDisc for ns-3's
+    rules ("mark" or no ECN, and "keep")."""
     if q.ecn and q.ecn_above_max_th in ("drop", "mark_p"):
+        return NS2_ECN_RED
+    if q.count_after_forced_drop == "reset":
         return NS2_ECN_RED
     return "ns3::RedQueueDisc"
 
@@ -108,7 +132,9 @@ class Red(EcnRule, QueueBase):
     "byte"; ``adaptive`` is ns-2 ``adaptive_ 1`` with explicit thresholds (ns-3 AdaptMaxP);
     ``ecn_above_max_th`` "drop" (the papers' ns-2), "mark" (ns-3) or "mark_p" (ns-2.35, with
     ``mark_p``), see :class:`EcnRule`; ECN with ``hard_drop`` False (mark in the forced
-    region too) needs "mark" or "mark_p".
+    region too) needs "mark" or "mark_p". ``count_after_forced_drop`` "reset" (ns-2.35: the
+    count restarts at 0 after a forced or queue-full drop) or "keep" (ns-3), see
+    :class:`EcnRule`.
     """
 
     KIND: ClassVar[str] = "red"
@@ -134,6 +160,7 @@ class Red(EcnRule, QueueBase):
     adaptive: bool = False
     ecn_above_max_th: str = "drop"
     mark_p: float = 0.1
+    count_after_forced_drop: str = "reset"
 
     def __post_init__(self) -> None:
         self._check_kind()
@@ -177,7 +204,7 @@ class Red(EcnRule, QueueBase):
                  ("Gentle", ns_bool(self.gentle)), ("Wait", ns_bool(self.wait)),
                  ("UseEcn", ns_bool(self.ecn)), ("UseHardDrop", ns_bool(self.hard_drop)),
                  ("ARED", "false"), ("AdaptMaxP", ns_bool(self.adaptive)),
-                 *link_attributes(rate_bps, delay_s), *self.ecn_rule_attributes())
+                 *link_attributes(rate_bps, delay_s), *self.wrapper_attributes())
         if self.adaptive:
             attrs += (("Bottom", repr(min(0.01, 80000.0 / rate_bps))),)
         wq = self.w_q if self.w_q > 0 else 0.0

@@ -672,13 +672,13 @@ class Experiment
         }
         else if (q.type == "aqmlab::Ns2EcnRedQueueDisc")
         {
-            // Attributes: the wrapper's own (Rule, MarkP); the rest are ns3::RedQueueDisc's,
-            // set on the wrapped child.
+            // Attributes: the wrapper's own (Rule, MarkP, CountReset); the rest are
+            // ns3::RedQueueDisc's, set on the wrapped child.
             Ptr<Ns2EcnRedQueueDisc> w = CreateObject<Ns2EcnRedQueueDisc>();
             std::vector<std::pair<std::string, std::string>> red;
             for (const auto& [name, value] : q.attributes)
             {
-                if (name == "Rule" || name == "MarkP")
+                if (name == "Rule" || name == "MarkP" || name == "CountReset")
                 {
                     w->SetAttribute(name, StringValue(value));
                 }

@@ -1,4 +1,5 @@
-// aqmlab/engines/ns3/cpp/ns2_ecn_red_queue_disc.h -- RED whose ECN marking follows ns-2.
+// aqmlab/engines/ns3/cpp/ns2_ecn_red_queue_disc.h -- RED with two of ns-2's rules: which
+// ECN-capable packets are marked, and the count reset after a forced drop.
 //
 // ns-2's red.cc (the one the papers ran) marks an ECN-capable packet it picks only while
 // the average queue is below max_th; in the gentle region (max_th <= avg < 2 max_th) the
@@ -15,6 +16,7 @@
 // access checking ([temp.spec.general]/6); a changed ns-3 fails to compile here rather
 // than misbehave. After each arrival the prediction is checked against the child's own
 // average and a disagreement aborts the run (it would mean the rule was applied wrongly).
+// Rule "mark" leaves marking to the child (ns-3's rule) and predicts nothing.
 //
 // Rule "mark_p" (attribute Rule) is ns-2.35's own: an ECN-capable packet that RED's early
 // test picks is marked only while the test's probability before the count correction
@@ -25,6 +27,19 @@
 // this arrival will leave it (RedQueueDisc::Estimator calls UpdateMaxP before the test),
 // then RedQueueDisc::CalculatePNew's formula; after the arrival both predictions are
 // checked against the child's state.
+//
+// CountReset (attribute, default false = ns-3's behaviour): ns-2.35's REDQueue::enque
+// sets edv_.count and edv_.count_bytes to 0 after every forced drop unless ns1_compat_ is
+// set (default 0; "bug-fix from Philip Liu"): forced drops are those with the average at
+// or above max_th (2 max_th with gentle) and those of a full queue (qlen >= qlim). ns-3's
+// RedQueueDisc::DoEnqueue resets m_count/m_countBytes after the first kind only with its
+// Ns1Compat attribute true (default false; Ns1Compat changes nothing else), and never
+// after its internal queue's overflow drop. So ns-3 keeps counting through forced drops,
+// and the early-drop probability after them (p / (1 - count p), or p / (2 - count p) with
+// wait) is higher. With CountReset the wrapper zeroes the child's m_count and
+// m_countBytes whenever the child's Enqueue returns false: after a forced or overflow
+// drop that is ns-2's reset, and after an early drop RedQueueDisc::DropEarly has already
+// zeroed both (as ns-2's drop_early does), so every drop leaves the count at 0 as in ns-2.
 //
 // Drops and marks reach the parent's traces with ns-3's "(Dropped by child queue disc) "
 // / "(Marked by child queue disc) " prefixes, which the probes' reason matching accepts.
@@ -77,6 +92,8 @@ struct Top      { using type = double RedQueueDisc::*;   friend type Get(Top); }
 struct Bottom   { using type = double RedQueueDisc::*;   friend type Get(Bottom); };
 struct Alpha    { using type = double RedQueueDisc::*;   friend type Get(Alpha); };
 struct Beta     { using type = double RedQueueDisc::*;   friend type Get(Beta); };
+struct Count    { using type = uint32_t RedQueueDisc::*; friend type Get(Count); };
+struct CountB   { using type = uint32_t RedQueueDisc::*; friend type Get(CountB); };
 // clang-format on
 
 template struct Bind<QAvg, &RedQueueDisc::m_qAvg>;
@@ -101,6 +118,8 @@ template struct Bind<Top, &RedQueueDisc::m_top>;
 template struct Bind<Bottom, &RedQueueDisc::m_bottom>;
 template struct Bind<Alpha, &RedQueueDisc::m_alpha>;
 template struct Bind<Beta, &RedQueueDisc::m_beta>;
+template struct Bind<Count, &RedQueueDisc::m_count>;
+template struct Bind<CountB, &RedQueueDisc::m_countBytes>;
 } // namespace red_state
 
 class Ns2EcnRedQueueDisc : public QueueDisc
@@ -115,7 +134,8 @@ class Ns2EcnRedQueueDisc : public QueueDisc
                 .AddAttribute("Rule",
                               "\"drop\": mark only while the average is below max_th; "
                               "\"mark_p\": mark only while the early-drop probability "
-                              "(before the count correction) is below MarkP (ns-2.35)",
+                              "(before the count correction) is below MarkP (ns-2.35); "
+                              "\"mark\": the child's own rule (ns-3)",
                               StringValue("drop"),
                               MakeStringAccessor(&Ns2EcnRedQueueDisc::m_rule),
                               MakeStringChecker())
@@ -123,7 +143,13 @@ class Ns2EcnRedQueueDisc : public QueueDisc
                               "ns-2's mark_p_ for the \"mark_p\" rule",
                               DoubleValue(0.1),
                               MakeDoubleAccessor(&Ns2EcnRedQueueDisc::m_markP),
-                              MakeDoubleChecker<double>(0.0, 1.0));
+                              MakeDoubleChecker<double>(0.0, 1.0))
+                .AddAttribute("CountReset",
+                              "Zero the child's count and count bytes after each drop "
+                              "(ns-2's reset after a forced drop, ns1_compat_ 0)",
+                              BooleanValue(false),
+                              MakeBooleanAccessor(&Ns2EcnRedQueueDisc::m_countReset),
+                              MakeBooleanChecker());
         return tid;
     }
 
@@ -213,6 +239,20 @@ class Ns2EcnRedQueueDisc : public QueueDisc
     {
         using namespace red_state;
         RedQueueDisc& r = *m_red;
+        const bool ok = m_rule == "mark" ? r.Enqueue(item) : EnqueueNs2Ecn(item);
+        if (!ok && m_countReset)
+        {
+            r.*Get(Count{}) = 0;
+            r.*Get(CountB{}) = 0;
+        }
+        return ok;
+    }
+
+    /// The child's Enqueue with UseEcn switched off for an arrival ns-2 would not mark.
+    bool EnqueueNs2Ecn(Ptr<QueueDiscItem> item)
+    {
+        using namespace red_state;
+        RedQueueDisc& r = *m_red;
         const double avg = PredictAverage();
         const double maxP = PredictMaxP(avg);
         const bool noMark = m_rule == "mark_p" ? EarlyProbability(avg, maxP) >= m_markP
@@ -269,6 +309,7 @@ class Ns2EcnRedQueueDisc : public QueueDisc
     Ptr<RedQueueDisc> m_red;
     std::string m_rule{"drop"};
     double m_markP{0.1};
+    bool m_countReset{false};
 };
 
 } // namespace aqmlab

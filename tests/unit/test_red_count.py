@@ -1,0 +1,80 @@
+"""RED/ARED ``count_after_forced_drop``: ns-2.35's reset of the count after a forced drop
+("reset", the default) or ns-3's "keep". Validation, hashes and both engines' mappings;
+the mechanism itself on both engines is tests/differential/test_red_count.py."""
+
+from __future__ import annotations
+
+import pytest
+
+from aqmlab.engines.ns2 import check, mapping
+from aqmlab.errors import ScenarioError
+from aqmlab.scenario import Ared, Bulk, Dumbbell, Red, RunControl, Scenario, Tcp
+
+WRAPPED = "aqmlab::Ns2EcnRedQueueDisc"
+
+
+def dumbbell(q, **kw) -> Scenario:
+    return Scenario(topology=Dumbbell(senders=2, forward_queue=q), traffic=[Bulk(flows=2)],
+                    run=RunControl(duration="5s"), **kw)
+
+
+@pytest.mark.parametrize("cls", [Red, Ared])
+def test_default_is_ns2s_reset_and_bad_values_name_the_field(cls):
+    assert cls().count_after_forced_drop == "reset"
+    with pytest.raises(ScenarioError, match="reset, keep") as err:
+        cls(count_after_forced_drop="ns3")
+    assert err.value.field == "count_after_forced_drop"
+
+
+@pytest.mark.parametrize("cls", [Red, Ared])
+def test_both_values_are_serialised_and_hash_apart_from_runs_stored_before_the_field(cls):
+    """Runs stored before the field ran ns-3's "keep" (and ns-2's "reset"); the field is
+    always serialised, so every RED/ARED scenario is run again: neither value may reuse
+    0.4.0's hashes (tests/unit/test_ecn_rule.py pins the new ones)."""
+    old = {Red: "19edeabdbca0cca1", Ared: "29662836b153108d"}[cls]  # Dumbbell(forward_queue=cls())
+    reset, keep = (Scenario(topology=Dumbbell(forward_queue=cls(count_after_forced_drop=v)))
+                   for v in ("reset", "keep"))
+    assert len({old, reset.hash, keep.hash}) == 3
+    assert reset.to_dict()["topology"]["forward_queue"]["count_after_forced_drop"] == "reset"
+    for back in (Scenario.from_json(keep.to_json()), Scenario.from_toml(keep.to_toml())):
+        assert back == keep and back.hash == keep.hash
+
+
+@pytest.mark.parametrize("cls", [Red, Ared])
+def test_ns3_wraps_red_for_the_reset_and_leaves_keep_to_stock_red(cls):
+    reset = cls().ns3(10e6, 0.02)
+    keep = cls(count_after_forced_drop="keep").ns3(10e6, 0.02)
+    assert reset.type_id == WRAPPED and keep.type_id == "ns3::RedQueueDisc"
+    # without ECN the wrapper leaves marking to the child ("mark") and only resets
+    assert reset.attributes[-3:] == (("Rule", "mark"), ("MarkP", "0.1"), ("CountReset", "true"))
+    assert reset.attributes[:-3] == keep.attributes
+    ecn = cls(ecn=True, ecn_above_max_th="mark").ns3(10e6, 0.02)
+    assert ecn.type_id == WRAPPED and dict(ecn.attributes)["Rule"] == "mark"
+    assert dict(ecn.attributes)["CountReset"] == "true"
+
+
+@pytest.mark.parametrize("cls", [Red, Ared])
+def test_ns2_maps_the_count_rule_to_ns1_compat(cls):
+    """"reset" is ns1_compat_ 0 (ns-2's default) with ns-2's default use_mark_p_; "keep" is
+    ns1_compat_ 1, without ECN with use_mark_p_ 0 so that the forced region exists (under
+    use_mark_p_ 1 its drops are early drops, which zero the count anyway)."""
+    reset = dict(mapping.queue_config(cls(), 1e7).settings)
+    assert reset["ns1_compat_"] == "0" and "use_mark_p_" not in reset
+    keep = dict(mapping.queue_config(cls(count_after_forced_drop="keep"), 1e7).settings)
+    assert (keep["ns1_compat_"], keep["use_mark_p_"], keep["setbit_"]) == ("1", "0", "0")
+    mark = cls(ecn=True, ecn_above_max_th="mark", count_after_forced_drop="keep")
+    settings = mapping.queue_config(mark, 1e7).settings
+    assert dict(settings)["ns1_compat_"] == "1" and dict(settings)["use_mark_p_"] == "0"
+    assert [k for k, _ in settings].count("use_mark_p_") == 1
+
+
+def test_ns2_refuses_keep_with_its_mark_p_ecn_rules():
+    ecn = Tcp(ecn=True)
+    check(dumbbell(Red(ecn=True, ecn_above_max_th="mark", count_after_forced_drop="keep"),
+                   tcp=ecn))
+    check(dumbbell(Red(count_after_forced_drop="keep")))
+    for q in (Red(ecn=True, count_after_forced_drop="keep"),
+              Ared(ecn=True, ecn_above_max_th="mark_p", count_after_forced_drop="keep")):
+        with pytest.raises(ScenarioError, match="no forced") as err:
+            check(dumbbell(q, tcp=ecn))
+        assert err.value.field == "topology.forward_queue.count_after_forced_drop"
