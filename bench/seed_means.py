@@ -1,11 +1,12 @@
 """One scenario on both engines with seeds 1..N: are the engines apart, or is it seed noise?
 
 The cross-simulator study (``ns2_vs_ns3``) holds each configuration to issue 30's bounds
-with two seeds per engine, as the mean of per-seed-pair distances. Outside web traffic a
-seed pair is two unrelated samples, so that mean carries both engines' seed noise. This
-prints, per measure of :func:`aqmlab.studies.distances.run_metrics`, each engine's mean
-and standard error over the seeds, the study's per-seed distance (mean over pairs) and the
-distance of the means with its standard error (:func:`~aqmlab.studies.distances.distance_of_means`).
+as the distance of the engines' means over seeds; a mean of per-seed-pair distances would
+carry both engines' seed noise (outside web traffic a seed pair is two unrelated samples).
+This does the same for any one scenario file: per measure of
+:func:`aqmlab.studies.distances.run_metrics`, each engine's mean and standard error over
+the seeds, the mean per-seed-pair distance and the distance of the means with its
+standard error (:func:`~aqmlab.studies.distances.distance_of_means`).
 
     .venv/bin/python bench/seed_means.py examples/parking_lot.toml --seeds 8
     .venv/bin/python bench/seed_means.py examples/qiu_t1_dumbbell.toml --seeds 6 \

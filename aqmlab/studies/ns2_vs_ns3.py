@@ -292,8 +292,8 @@ def _ratio(measure: str, row: pd.Series, column: str | None = None) -> float:
 
 
 def fig_cdfs(data: dict, out: Path) -> Any:
-    """Response-time CDFs, ns-3 against ns-2.35, per web configuration (seed 1 solid,
-    seed 2 dashed)."""
+    """Response-time CDFs, ns-3 against ns-2.35, per web configuration (the lowest seed
+    solid, the others dashed)."""
     rt = data["rt"]
     if not len(rt):
         return plots.empty_figure(out, "response_time_cdfs", "no web runs in this profile")

@@ -107,9 +107,8 @@ def red_type_id(q: EcnRule) -> str:
     ("mark_p"), and so that the count is zeroed after every forced drop ("reset"): ns-2's
     rules (aqmlab/engines/ns3/cpp/ns2_ecn_red_queue_disc.h). Plain RedQueueDisc for ns-3's
     rules ("mark" or no ECN, and "keep")."""
-    if q.ecn and q.ecn_above_max_th in ("drop", "mark_p"):
-        return NS2_ECN_RED
-    if q.count_after_forced_drop == "reset":
+    ns2_ecn = q.ecn and q.ecn_above_max_th in ("drop", "mark_p")
+    if ns2_ecn or q.count_after_forced_drop == "reset":
         return NS2_ECN_RED
     return "ns3::RedQueueDisc"
 

@@ -1704,7 +1704,6 @@ class AqmTcpSocket : public TcpSocketBase
     uint16_t m_listenPort{0}; // registered with FastTcpDemux as this port's listener
     std::function<void()> m_onDestroy;
 
-    /// ns-2 slowdown(CLOSE_SSTHRESH_HALF): half of min(cwnd, rwnd) in whole segments, >= 2.
     /// ns-2's slowdown(CLOSE_CWND_HALF): cwnd_ = min(cwnd, rwnd) / 2, not rounded to
     /// segments, at least one (bytes).
     uint32_t ExactHalfWindow(uint32_t cwnd) const
@@ -1712,6 +1711,7 @@ class AqmTcpSocket : public TcpSocketBase
         return std::max(m_tcb->m_segmentSize, std::min(cwnd, m_rWnd.Get()) / 2);
     }
 
+    /// ns-2 slowdown(CLOSE_SSTHRESH_HALF): half of min(cwnd, rwnd) in whole segments, >= 2.
     uint32_t RenoHalfWindow(uint32_t cwnd) const
     {
         const uint32_t mss = m_tcb->m_segmentSize;
