@@ -45,10 +45,10 @@ from aqmlab.kinds.queues import DropTail, QueueBase, queue_from_dict
 from aqmlab.kinds.registry import Registry
 from aqmlab.units import (
     Spec,
+    check_choice,
     check_float,
     check_int,
     check_list,
-    check_choice,
     check_time,
     coerce,
     parse_rate,
