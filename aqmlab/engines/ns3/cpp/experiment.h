@@ -246,7 +246,6 @@ class Experiment
         m_links.at(link).flowDelay = true;
     }
 
-    /// Stop once `n` web responses that started after the warm-up have completed (0: never).
     /// How transmission times go on ns-3's clock (topology tx_time): "ns3" (nearest time
     /// step) or "ns2" (rounded the way ns-2.35's doubles err, ns2_tx_clock.h).
     void SetTxTime(const std::string& mode)
@@ -258,6 +257,7 @@ class Experiment
         m_ns2TxTime = mode == "ns2";
     }
 
+    /// Stop once `n` web responses that started after the warm-up have completed (0: never).
     void SetStopAfter(uint64_t n)
     {
         m_stopAfter = n;

@@ -31,7 +31,8 @@ inline int
 Ns2StepSign(uint32_t bytes, uint64_t rate, double now)
 {
     const double txt = 8. * bytes / double(rate); // ns-2's LinkDelay::txtime
-    const double step = (now + txt) - now;         // exact: a difference of nearby doubles
+    volatile double next = now + txt; // ns-2's clock_ + txt, rounded to a double (volatile:
+    const double step = next - now;   // never simplified away); exact: nearby doubles
     int exp = 0;
     const double mant = std::frexp(step, &exp); // step = mant 2^exp, 0.5 <= mant < 1
     // step = m 2^e with m an integer below 2^53; compare m rate 2^e with the exact bits
