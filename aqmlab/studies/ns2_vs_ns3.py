@@ -9,11 +9,14 @@ seed-to-seed spread:
 * **web**: Weigle et al.'s two-way PackMime dumbbell (10 Mb/s) at several loads and queues;
   response-time CDFs and their Kolmogorov-Smirnov distance, loss, utilisation, queue,
   timeouts;
-* **qiu**: Qiu et al.'s T1 dumbbell (drop-tail 160) from 10 to 1000 Reno flows, one sender
+* **qiu**: Qiu et al.'s T1 dumbbell (drop-tail 400) from 10 to 1000 Reno flows, one sender
   host per flow (their pipe-size regimes): loss, goodput, Jain, timeouts per flow;
 * **qiu_random**: the same with random processing time U(0, one packet's service time) at
   every sender (Qiu et al.'s section 7): without it drop-tail runs are phase-locked, and
-  which flow loses a packet depends on event timing the two simulators order differently;
+  which flow loses a packet depends on the order of events that coincide in exact
+  arithmetic (a retransmission timer of a multiple of 0.5 s and the T1's ACK clock of 386
+  packets a second), which each engine's rounding of the service time decides: Qiu's
+  example sets ``topology.tx_time = "ns2"`` so that ns-3 orders them as ns-2.35 does;
 * **pentikousis**: Pentikousis et al.'s five 20 MiB downloads through drop-tail, RED and
   RED+ECN;
 * **parking_lot**: the three-hop parking lot of bulk flows (``examples/parking_lot.toml``).

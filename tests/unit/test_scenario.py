@@ -463,6 +463,8 @@ def test_parking_lot_helpers() -> None:
         ({"kind": "parking_lot", "cross_senders": -1}, r"topology\.cross_senders"),
         ({"kind": "parking_lot", "receivers": 0}, r"topology\.receivers"),
         ({"kind": "parking_lot", "rate_scale": -1.0}, r"topology\.rate_scale"),
+        ({"tx_time": "exact"}, r"topology\.tx_time = 'exact' .*one of ns3, ns2"),
+        ({"kind": "parking_lot", "tx_time": 2}, r"topology\.tx_time"),
         ({"kind": "parking_lot", "bottleneck": {}}, r"topology\.bottleneck .*unknown key"),
     ],
 )
@@ -683,6 +685,26 @@ def test_to_dict_is_complete_and_plain() -> None:
     assert d["traffic"] == [Bulk().to_dict()] and d["traffic"][0]["kind"] == "bulk"
     assert d["run"]["max_wall_time"] is None
     json.dumps(d)  # JSON-able
+
+
+@pytest.mark.parametrize("kind", ["dumbbell", "parking_lot"])
+def test_tx_time_is_serialised_only_when_ns2(kind: str) -> None:
+    """``topology.tx_time`` "ns3" (the default) leaves the topology's dict, TOML and hash as
+    they were before the field; "ns2" is kept, round-trips and makes another run."""
+    s = Scenario(topology={"kind": kind})
+    assert s.topology.tx_time == "ns3" and "tx_time" not in s.to_dict()["topology"]
+    assert "tx_time" not in s.to_toml()
+    assert s.replace(**{"topology.tx_time": "ns3"}).hash == s.hash
+    t = s.replace(**{"topology.tx_time": "ns2"})
+    assert t.topology.tx_time == "ns2" and t.to_dict()["topology"]["tx_time"] == "ns2"
+    assert t.hash != s.hash
+    assert Scenario.from_toml(t.to_toml()) == t
+
+
+def test_qiu_example_has_ns2_tx_time() -> None:
+    """Qiu's T1 (the studies' base) rounds transmission times as ns-2.35 does."""
+    s = Scenario.load(Path(__file__).resolve().parents[2] / "examples" / "qiu_t1_dumbbell.toml")
+    assert s.topology.tx_time == "ns2"
 
 
 def test_save_and_load(tmp_path: Path) -> None:

@@ -40,6 +40,11 @@ Queues (one ns-2 queue object per link direction, as ``$ns simplex-link`` create
   nothing but that: those drops become forced, drawing no random number), and with ECN it
   needs ``ecn_above_max_th = "mark"`` (:mod:`aqmlab.engines.ns2.support`).
 
+Links: ``topology.tx_time`` only chooses how ns-3 rounds transmission times to its
+nanosecond clock; ns-2 always computes them in doubles (``8. * size / bandwidth_``, added to
+the clock of a busy link packet after packet), which "ns2" mimics on ns-3
+(:mod:`aqmlab.scenario.topology`). Nothing to set here.
+
 TCP (one-way agents for bulk flows and transfers, Full-TCP for web connections):
 
 - ``variant``: reno -> ``Agent/TCP/Reno`` / ``Agent/TCP/FullTcp``; newreno ->

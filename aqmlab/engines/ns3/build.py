@@ -54,6 +54,7 @@ def build(cpp: Any, scenario: Scenario, plan: Plan) -> Any:
     for i, link in enumerate(plan.links):
         if link.flow_delay:
             exp.SetFlowDelay(i)
+    exp.SetTxTime(scenario.topology.tx_time)
     run = scenario.run
     sample = run.sample_interval_s if run.sample_interval is not None else 0.0
     exp.SetRunControl(run.duration_s, run.warmup_s, sample, run.stop_when_done)

@@ -16,6 +16,7 @@
 #include "flow_stats.h"
 #include "hold_queue_disc.h"
 #include "ns2_ecn_red_queue_disc.h"
+#include "ns2_tx_clock.h"
 #include "probes.h"
 #include "tcp_socket.h"
 
@@ -37,7 +38,7 @@ namespace aqmlab
 {
 using namespace ns3;
 
-constexpr int AQMLAB_CPP_VERSION = 8;
+constexpr int AQMLAB_CPP_VERSION = 9;
 /// Flow i's sender binds port PORT_BASE + i; receivers listen on LISTEN_PORT_BASE + profile.
 constexpr uint16_t PORT_BASE = 10000;
 constexpr uint16_t LISTEN_PORT_BASE = 5000;
@@ -245,6 +246,17 @@ class Experiment
         m_links.at(link).flowDelay = true;
     }
 
+    /// How transmission times go on ns-3's clock (topology tx_time): "ns3" (nearest time
+    /// step) or "ns2" (rounded the way ns-2.35's doubles err, ns2_tx_clock.h).
+    void SetTxTime(const std::string& mode)
+    {
+        if (mode != "ns3" && mode != "ns2")
+        {
+            throw std::invalid_argument("tx_time must be ns3 or ns2, not " + mode);
+        }
+        m_ns2TxTime = mode == "ns2";
+    }
+
     /// Stop once `n` web responses that started after the warm-up have completed (0: never).
     void SetStopAfter(uint64_t n)
     {
@@ -299,6 +311,10 @@ class Experiment
             for (int d = 0; d < 2; ++d)
             {
                 InstallQueue(l, d);
+            }
+            if (m_ns2TxTime)
+            {
+                Ns2TxClock::Install(l.devs);
             }
             std::ostringstream net;
             net << "10." << (i / 256) % 256 << "." << i % 256 << ".0";
@@ -759,6 +775,7 @@ class Experiment
     std::vector<std::unique_ptr<Browser>> m_browsers;
     std::map<std::tuple<uint32_t, uint32_t, uint32_t>, Ptr<WebClient>> m_browseClients;
     uint64_t m_stopAfter = 0, m_webDone = 0, m_webFlows = 0;
+    bool m_ns2TxTime = false; // topology tx_time "ns2": Ns2TxClock on every device
     std::vector<LinkRec> m_links;
     std::vector<std::unique_ptr<TcpProfile>> m_profiles;
     std::vector<FlowInfo> m_flowInfo;

@@ -1,0 +1,124 @@
+// aqmlab/engines/ns3/cpp/ns2_tx_clock.h -- ns-2.35's link clock on ns-3's point-to-point devices
+// (topology tx_time = "ns2"; aqmlab/scenario/topology.py says why it matters).
+//
+// ns-3 puts a transmission time of 8 size / rate on its clock of whole time steps (1 ns) by
+// rounding to the nearest (DataRate::CalculateBytesTxTime). ns-2.35 computes in doubles: the
+// next departure of a busy link is scheduled at clock_ + txt, txt = 8. * size / bandwidth_,
+// and that sum is rounded to a multiple of the ulp of the current time, so its departures
+// run ahead of or behind exact arithmetic by ~1e-15 s per packet, one way for one size, rate
+// and binade of the time. Ns2TxClock makes ns-3's error go the same way: at the start of
+// every transmission (the device's PhyTxBegin trace, fired before the device computes the
+// time) it sets the device's InterframeGap to the difference between the time rounded up
+// (ns-2's step longer than exact), down (shorter) or to the nearest (exact) and ns-3's own
+// rounding: -1, 0 or +1 step. The device then starts its next packet that much earlier or
+// later; the channel still delivers each packet after ns-3's own time.
+#pragma once
+#include "ns3/core-module.h"
+#include "ns3/network-module.h"
+#include "ns3/point-to-point-module.h"
+
+#include <cmath>
+#include <cstdint>
+#include <map>
+
+namespace aqmlab
+{
+using namespace ns3;
+
+/// -1, 0 or +1: whether ns-2's clock, at simulated time `now` (seconds), advances a link of
+/// `rate` bit/s by less than, exactly or more than the exact 8 `bytes` / `rate` seconds.
+inline int
+Ns2StepSign(uint32_t bytes, uint64_t rate, double now)
+{
+    const double txt = 8. * bytes / double(rate); // ns-2's LinkDelay::txtime
+    volatile double next = now + txt; // ns-2's clock_ + txt, rounded to a double (volatile:
+    const double step = next - now;   // never simplified away); exact: nearby doubles
+    int exp = 0;
+    const double mant = std::frexp(step, &exp); // step = mant 2^exp, 0.5 <= mant < 1
+    // step = m 2^e with m an integer below 2^53; compare m rate 2^e with the exact bits
+    const auto m = static_cast<unsigned __int128>(std::ldexp(mant, 53));
+    const int e = exp - 53;
+    const unsigned __int128 bits = 8 * static_cast<unsigned __int128>(bytes);
+    const unsigned __int128 lhs = m * rate;
+    if (e >= 0 || -e > 92) // outside what 128 bits compare exactly (bits < 2^35): none
+    {
+        return 0;
+    }
+    const unsigned __int128 rhs = bits << (-e);
+    return lhs < rhs ? -1 : (lhs > rhs ? 1 : 0);
+}
+
+/// Sets one point-to-point device's InterframeGap per transmission (see the file comment).
+class Ns2TxClock : public SimpleRefCount<Ns2TxClock>
+{
+  public:
+    explicit Ns2TxClock(Ptr<PointToPointNetDevice> dev)
+        : m_dev(dev)
+    {
+        DataRateValue rate;
+        dev->GetAttribute("DataRate", rate);
+        m_rate = rate.Get();
+        m_stepsPerSecond = Seconds(1).GetTimeStep();
+        dev->SetInterframeGap(Time(0));
+    }
+
+    /// Install on every point-to-point device of `devs`; the clocks live as long as the
+    /// devices' trace callbacks.
+    static void Install(const NetDeviceContainer& devs)
+    {
+        for (uint32_t i = 0; i < devs.GetN(); ++i)
+        {
+            Ptr<PointToPointNetDevice> dev = DynamicCast<PointToPointNetDevice>(devs.Get(i));
+            if (dev)
+            {
+                Ptr<Ns2TxClock> clock = Create<Ns2TxClock>(dev);
+                dev->TraceConnectWithoutContext(
+                    "PhyTxBegin", MakeCallback(&Ns2TxClock::OnTxBegin, clock));
+            }
+        }
+    }
+
+    /// The gap that turns ns-3's transmission time of `bytes` at time `now` into ns-2's.
+    Time Gap(uint32_t bytes, double now)
+    {
+        auto it = m_times.find(bytes);
+        if (it == m_times.end())
+        {
+            const Time nearest = m_rate.CalculateBytesTxTime(bytes);
+            // exact time in steps: 8 bytes steps-per-second / rate
+            const unsigned __int128 num =
+                8 * static_cast<unsigned __int128>(bytes) * uint64_t(m_stepsPerSecond);
+            const auto down = int64_t(num / m_rate.GetBitRate());
+            const int64_t up = down + (num % m_rate.GetBitRate() != 0 ? 1 : 0);
+            it = m_times.emplace(bytes, Rounded{nearest.GetTimeStep(), down, up}).first;
+        }
+        const Rounded& r = it->second;
+        const int sign = Ns2StepSign(bytes, m_rate.GetBitRate(), now);
+        const int64_t target = sign > 0 ? r.up : (sign < 0 ? r.down : r.nearest);
+        return Time(static_cast<int64_t>(target - r.nearest));
+    }
+
+  private:
+    struct Rounded
+    {
+        int64_t nearest, down, up; // time steps
+    };
+
+    void OnTxBegin(Ptr<const Packet> p)
+    {
+        const Time gap = Gap(p->GetSize(), Simulator::Now().GetSeconds());
+        if (gap != m_gap)
+        {
+            m_dev->SetInterframeGap(gap);
+            m_gap = gap;
+        }
+    }
+
+    Ptr<PointToPointNetDevice> m_dev;
+    DataRate m_rate;
+    int64_t m_stepsPerSecond = 0;
+    Time m_gap{0};
+    std::map<uint32_t, Rounded> m_times; // per packet size
+};
+
+} // namespace aqmlab
