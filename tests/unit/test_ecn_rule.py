@@ -40,10 +40,11 @@ def test_default_is_ns2s_drop_and_bad_values_name_the_field(cls):
 def test_scenarios_without_ecn_hash_without_the_field():
     # literal hashes: 0.2.2's (b18983a1af82fc04, bf09c42b9b441990) survived the field; 0.2.3's
     # (8f6d5bfc6bac47fe, cfef0d230e113fce) lost the description; 0.4.0's (29662836b153108d,
-    # 19edeabdbca0cca1) hashed quantities in one spelling; these have count_after_forced_drop
-    # (always serialised, test_red_count.py)
-    assert dumbbell(Ared()).hash == "6ff95a958fbb342d"
-    assert dumbbell(Red()).hash == "6b168b111202a754"
+    # 19edeabdbca0cca1) hashed quantities in one spelling; 0.4.0 at a110369's (6ff95a958fbb342d,
+    # 6b168b111202a754) added count_after_forced_drop; these have measured_queue (both
+    # always serialised, test_red_count.py, test_measured_queue.py)
+    assert dumbbell(Ared()).hash == "894a64371dd786d7"
+    assert dumbbell(Red()).hash == "95a8455e17ce7bd3"
     assert "ecn_above_max_th" not in Red().to_dict()
 
 
@@ -64,8 +65,9 @@ def test_rule_round_trips_through_json_and_toml(value):
 
 @pytest.mark.parametrize("cls", [Red, Ared])
 def test_mapping_wraps_red_only_for_ecn_with_ns2s_rules(cls):
-    # with ns-3's count rule ("keep"), only ns-2's ECN rules need the wrapper
-    keep = {"count_after_forced_drop": "keep"}
+    # with ns-3's count rule ("keep") and queue ("disc"), only ns-2's ECN rules need the
+    # wrapper
+    keep = {"count_after_forced_drop": "keep", "measured_queue": "disc"}
     drop = queue_config(cls(ecn=True, **keep), 10e6, 0.02)
     mark_p = queue_config(cls(ecn=True, ecn_above_max_th="mark_p", mark_p=0.2, **keep),
                           10e6, 0.02)
@@ -73,11 +75,12 @@ def test_mapping_wraps_red_only_for_ecn_with_ns2s_rules(cls):
     plain = queue_config(cls(**keep), 10e6, 0.02)
     assert drop.type_id == mark_p.type_id == WRAPPED
     assert mark.type_id == plain.type_id == "ns3::RedQueueDisc"
-    # the wrapper takes its own three attributes; the wrapped child is configured the same
-    assert drop.attributes[-3:] == (("Rule", "drop"), ("MarkP", "0.1"), ("CountReset", "false"))
-    assert mark_p.attributes[-3:] == (("Rule", "mark_p"), ("MarkP", "0.2"),
-                                      ("CountReset", "false"))
-    assert drop.attributes[:-3] == mark_p.attributes[:-3] == mark.attributes
+    # the wrapper takes its own four attributes; the wrapped child is configured the same
+    assert drop.attributes[-4:] == (("Rule", "drop"), ("MarkP", "0.1"), ("CountReset", "false"),
+                                    ("Measure", "disc"))
+    assert mark_p.attributes[-4:] == (("Rule", "mark_p"), ("MarkP", "0.2"),
+                                      ("CountReset", "false"), ("Measure", "disc"))
+    assert drop.attributes[:-4] == mark_p.attributes[:-4] == mark.attributes
     assert dict(drop.attributes)["UseEcn"] == "true"
 
 

@@ -92,3 +92,24 @@ def test_ecn_window_is_ns2s_half_for_the_classic_variants():
     assert attrs(Tcp(ecn=True))["EcnHalvesWindow"] == "true"
     assert attrs(Tcp(ecn=True, ecn_window="flight"))["EcnHalvesWindow"] == "false"
     assert attrs(Tcp(variant="cubic", ecn=True))["EcnHalvesWindow"] == "false"
+
+
+def test_delack_sink_is_ns2s_for_one_way_agents_only():
+    """ns-2's DelAck sink for bulk flows and transfers of the classic variants; web
+    connections (Full-TCP, which acknowledges by its ack_rule) and the other variants keep
+    ns-3's receiver; the socket's copy for accepted connections carries it (tcp_socket.h)."""
+    assert attrs(Tcp(delayed_ack=True))["Ns2DelAckSink"] == "true"
+    assert attrs(Tcp(delayed_ack=True), one_way=False)["Ns2DelAckSink"] == "false"
+    assert attrs(Tcp(delayed_ack=True, delack_sink="ns3"))["Ns2DelAckSink"] == "false"
+    assert attrs(Tcp(variant="cubic", delayed_ack=True))["Ns2DelAckSink"] == "false"
+    assert Tcp(delack_sink="ns3").to_dict()["delack_sink"] == "ns3"
+    with pytest.raises(ScenarioError, match="delack_sink"):
+        Tcp(delack_sink="hold")
+
+
+def test_ns2_refuses_ns3s_delack_sink_only_with_delayed_acks():
+    check(_scenario([Bulk(flows=1)], delack_sink="ns3"))  # TCPSink: nothing is held
+    with pytest.raises(ScenarioError, match="tcp.delack_sink"):
+        check(_scenario([Bulk(flows=1)], delayed_ack=True, delack_sink="ns3"))
+    check(_scenario([PackMime(rate=1, tcp={**FULL_TCP, "delayed_ack": True})],
+                    delack_sink="ns3"))

@@ -42,12 +42,17 @@ def test_both_values_are_serialised_and_hash_apart_from_runs_stored_before_the_f
 
 @pytest.mark.parametrize("cls", [Red, Ared])
 def test_ns3_wraps_red_for_the_reset_and_leaves_keep_to_stock_red(cls):
-    reset = cls().ns3(10e6, 0.02)
-    keep = cls(count_after_forced_drop="keep").ns3(10e6, 0.02)
+    reset = cls(measured_queue="disc").ns3(10e6, 0.02)
+    keep = cls(count_after_forced_drop="keep", measured_queue="disc").ns3(10e6, 0.02)
     assert reset.type_id == WRAPPED and keep.type_id == "ns3::RedQueueDisc"
     # without ECN the wrapper leaves marking to the child ("mark") and only resets
-    assert reset.attributes[-3:] == (("Rule", "mark"), ("MarkP", "0.1"), ("CountReset", "true"))
-    assert reset.attributes[:-3] == keep.attributes
+    assert reset.attributes[-4:] == (("Rule", "mark"), ("MarkP", "0.1"), ("CountReset", "true"),
+                                     ("Measure", "disc"))
+    assert reset.attributes[:-4] == keep.attributes
+    # ns-2's measure ("waiting", the default) needs the wrapper with "keep" too
+    keep_waiting = cls(count_after_forced_drop="keep").ns3(10e6, 0.02)
+    assert keep_waiting.type_id == WRAPPED
+    assert dict(keep_waiting.attributes)["CountReset"] == "false"
     ecn = cls(ecn=True, ecn_above_max_th="mark").ns3(10e6, 0.02)
     assert ecn.type_id == WRAPPED and dict(ecn.attributes)["Rule"] == "mark"
     assert dict(ecn.attributes)["CountReset"] == "true"

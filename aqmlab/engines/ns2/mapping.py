@@ -39,6 +39,9 @@ Queues (one ns-2 queue object per link direction, as ``$ns simplex-link`` create
   "keep" without ECN also sets ``use_mark_p_ 0`` (which without ``setbit_`` changes
   nothing but that: those drops become forced, drawing no random number), and with ECN it
   needs ``ecn_above_max_th = "mark"`` (:mod:`aqmlab.engines.ns2.support`).
+- ``measured_queue``: "waiting" is what ``REDQueue`` does (it averages ``q_->length()``,
+  the packets waiting for the link, tests ``qlen > 1`` and is idle from the ``deque()``
+  that finds it empty); nothing to set, and "disc" (ns-3's own measure) is refused.
 
 Links: ``topology.tx_time`` only chooses how ns-3 rounds transmission times to its
 nanosecond clock; ns-2 always computes them in doubles (``8. * size / bandwidth_``, added to

@@ -58,6 +58,11 @@ def _queue(path: str, q, one_flow: bool) -> None:
                 f"ns-2.35's ECN rule for {q.ecn_above_max_th!r} (use_mark_p_ 1) has no forced "
                 "region: its drops above it are early drops, which always zero RED's count",
                 'use "reset" (ns-2\'s own), or ecn_above_max_th = "mark"')
+        if q.measured_queue != "waiting":
+            raise ScenarioError(
+                f"{path}.measured_queue", q.measured_queue,
+                "ns-2.35's REDQueue measures the packets waiting for the link (\"waiting\"); "
+                "\"disc\" is ns-3's RedQueueDisc alone", 'use "waiting"')
         if isinstance(q, Red) and q.ecn and not q.hard_drop:
             raise ScenarioError(f"{path}.hard_drop", q.hard_drop,
                                 "ns-2.35's RED always drops in the forced region")
@@ -134,6 +139,8 @@ def _mechanisms(t: Tcp, full_tcp: bool, fail) -> None:
             continue  # only without SACK and with limited transmit
         if m.field == "sack_recovery" and (t.variant != "sack" or full_tcp):
             continue  # Sack1's; Full-TCP's SACK recovery is neither choice
+        if m.field == "delack_sink" and (full_tcp or not t.delayed_ack):
+            continue  # the DelAck sink's; Full-TCP acknowledges by its ack_rule
         want = m.ns2_full if full_tcp else m.ns2
         if m.field == "rtt_sampling" and t.timestamps:
             want = "every_ack"

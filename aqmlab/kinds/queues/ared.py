@@ -13,7 +13,6 @@ from aqmlab.kinds.queues.red import (
     EcnRule,
     link_attributes,
     packets_per_s,
-    red_threshold,
     red_type_id,
 )
 from aqmlab.units import (
@@ -42,7 +41,8 @@ class Ared(EcnRule, QueueBase):
     ACKs are rarely dropped. ``ecn_above_max_th`` "drop" (the papers' ns-2), "mark" (ns-3)
     or "mark_p" (ns-2.35's own rule, with ``mark_p``); ``count_after_forced_drop`` "reset"
     (ns-2.35: the count restarts at 0 after a forced or queue-full drop) or "keep" (ns-3);
-    see :class:`~aqmlab.kinds.queues.red.EcnRule`.
+    ``measured_queue`` "waiting" (ns-2.35: the packets waiting for the link) or "disc" (ns-3:
+    the disc's own); see :class:`~aqmlab.kinds.queues.red.EcnRule`.
     """
 
     KIND: ClassVar[str] = "ared"
@@ -70,6 +70,7 @@ class Ared(EcnRule, QueueBase):
     ecn_above_max_th: str = "drop"
     mark_p: float = 0.1
     count_after_forced_drop: str = "reset"
+    measured_queue: str = "waiting"
 
     def __post_init__(self) -> None:
         self._check_kind()
@@ -157,7 +158,7 @@ class Ared(EcnRule, QueueBase):
         scale = self.mean_pkt_size if byte else 1
         attrs = (("MaxSize", max_size(self, self.mean_pkt_size, byte, red=True)),
                  ("MeanPktSize", str(self.mean_pkt_size)),
-                 ("MinTh", red_threshold(min_th, scale)), ("MaxTh", red_threshold(max_th, scale)),
+                 ("MinTh", self.threshold(min_th, scale)), ("MaxTh", self.threshold(max_th, scale)),
                  ("QW", repr(wq)),
                  # ARED=true would overwrite thresholds/QW and use the buggy Bottom formula,
                  # so adaptation is switched on with explicit values instead (ns-2 adaptive_).

@@ -5,8 +5,9 @@ description a kind maps to, and the class attributes the explorer and the cost m
 transmission (ns-2 DropTail holds ``limit - 1`` waiting packets), so the ns-3 queue disc is
 given ``limit - 2`` packets (ns-3 keeps one more in the 1-packet device queue). RED and ARED
 (ns-2's REDQueue, like ALTQ's RED) hold ``limit`` waiting packets and compare the average of
-the waiting packets with the thresholds: the disc gets ``limit - 1`` packets and thresholds
-one packet lower (:data:`RED_DEVICE_WAITING`).
+the waiting packets with the thresholds: the disc gets ``limit - 1`` packets and measures
+the device queue's packet too (``measured_queue = "waiting"``), or its thresholds are one
+packet lower (``"disc"``, ns-3's own measure; :data:`RED_DEVICE_WAITING`).
 """
 
 from __future__ import annotations
@@ -32,10 +33,12 @@ DEVICE_PACKETS = 2
 #: ns-2's REDQueue (and ALTQ's RED, derived from it) holds ``limit_`` *waiting* packets
 #: (``qlen >= qlim`` drops) and averages the waiting packets; in ns-3 one of them sits in
 #: the 1-packet device queue whenever the disc is not empty. So a RED disc gets
-#: ``limit - 1`` packets and thresholds lowered by that one packet, which makes ns-3's
-#: comparisons (average of the disc) those of ns-2 (average of disc + device packet)
-#: whenever packets wait. Left different: an arrival that finds only the device packet
-#: (ns-2 may drop early once 2 wait, ns-3 once 2 are in the disc) and the idle decay.
+#: ``limit - 1`` packets. With ``measured_queue = "disc"`` its thresholds are lowered by
+#: that one packet, which makes ns-3's comparisons (average of the disc) those of ns-2
+#: (average of disc + device packet) whenever packets wait, but not the early test of an
+#: arrival that finds only the device packet and one more (ns-2 may drop early once 2
+#: wait, ns-3 once 2 are in the disc), nor the idle decay; "waiting" (the default)
+#: measures disc + device queue as ns-2 does (``Ns2RedQueueDisc``) with ns-2's thresholds.
 RED_DEVICE_WAITING = 1
 
 

@@ -1,8 +1,9 @@
 """RED (Floyd & Jacobson 1993) with ns-2's parameters, on ns-3's RedQueueDisc.
 
 Also what RED and ARED share: ``ecn_above_max_th`` (ns-2's or ns-3's ECN rule),
-``count_after_forced_drop`` (ns-2's or ns-3's count after a forced drop) and the
-translation of ns-2 thresholds (waiting packets) to ns-3's (disc packets).
+``count_after_forced_drop`` (ns-2's or ns-3's count after a forced drop),
+``measured_queue`` (ns-2's waiting packets or ns-3's disc) and the translation of ns-2
+thresholds (waiting packets) to ns-3's (disc packets).
 """
 
 from __future__ import annotations
@@ -22,11 +23,12 @@ from aqmlab.kinds.queues.base import (
 )
 from aqmlab.units import check_bool, check_choice, check_float, check_int, set_attr
 
-__all__ = ["Red", "EcnRule", "ECN_ABOVE_MAX_TH", "COUNT_AFTER_FORCED_DROP", "NS2_ECN_RED",
-           "red_threshold", "red_type_id", "check_w_q", "packets_per_s"]
+__all__ = ["Red", "EcnRule", "ECN_ABOVE_MAX_TH", "COUNT_AFTER_FORCED_DROP", "MEASURED_QUEUE",
+           "NS2_ECN_RED", "red_threshold", "red_type_id", "check_w_q", "packets_per_s"]
 
 ECN_ABOVE_MAX_TH = ("drop", "mark", "mark_p")
 COUNT_AFTER_FORCED_DROP = ("reset", "keep")
+MEASURED_QUEUE = ("waiting", "disc")
 
 
 class EcnRule:
@@ -52,18 +54,41 @@ class EcnRule:
     and never after its internal queue's overflow drop, so after forced drops the count
     stays high and the next early drop comes sooner. Always serialised: RED and ARED
     scenarios stored before the field ran ns-3's "keep" and hash differently from both
-    values, so they are run again."""
+    values, so they are run again.
+
+    ``measured_queue``: the queue RED averages, tests and finds idle. "waiting" (the
+    default) is ns-2.35's ``REDQueue``: every packet waiting for the link (on ns-3 the
+    disc's and the one in the 1-packet device queue), early drops only once two wait
+    (``qlen > 1``), and idle time (which decays the average as if packets had arrived to an
+    empty queue, ``ptc`` per second) from the end of the last transmission; thresholds are
+    compared with it as given. "disc" is ns-3's ``RedQueueDisc`` given thresholds one
+    packet lower: it averages its own packets only, so an early drop needs three waiting
+    packets (two in the disc), and it counts idle time from the first dequeue that finds
+    the disc empty, while the link still sends the device's packet (and the one behind
+    it): the time to the next arrival decays the average although the link was busy. At
+    a queue of a few packets "disc" makes about half of ns-2's early decisions.
+    Pentikousis' aggressive RED+ECN at limit 8 (5 Reno downloads of 20 MiB, seeds 1-6):
+    ns-2.35 3812 marks, ns-3 "disc" 1990 and "waiting" 3988; loss 0.0271, 0.0303 (+12 %)
+    and 0.0271; timeouts 5687, 6124 and 5777. Without ECN (aggressive RED) early drops
+    5052, 2767 and 5180 with the same loss (forced drops take their place). At limit 16
+    and 32 the two agree. Each half matters: with "waiting" but ns-3's disc > 1 test,
+    or with "waiting" but ns-3's idle time, seeds 1-2 gave 416/383 and 503/451 marks
+    (ns-2.35 602/675). Always serialised: RED and ARED scenarios stored before the field
+    ran "disc" and are run again (aqmlab/engines/ns3/cpp/ns2_ecn_red_queue_disc.h,
+    ``Ns2RedQueueDisc``)."""
 
     ecn: bool
     ecn_above_max_th: str
     mark_p: float
     count_after_forced_drop: str
+    measured_queue: str
 
     def _check_ecn_rule(self) -> None:
         check_choice(self.ecn_above_max_th, "ecn_above_max_th", ECN_ABOVE_MAX_TH)
         set_attr(self, "mark_p", check_float(self.mark_p, "mark_p", gt=0, le=1))
         check_choice(self.count_after_forced_drop, "count_after_forced_drop",
                      COUNT_AFTER_FORCED_DROP)
+        check_choice(self.measured_queue, "measured_queue", MEASURED_QUEUE)
 
     def _ecn_rule_dict(self, d: dict[str, Any]) -> dict[str, Any]:
         if not d["ecn"]:
@@ -79,7 +104,15 @@ class EcnRule:
             return ()
         rule = self.ecn_above_max_th if self.ecn else "mark"
         return (("Rule", rule), ("MarkP", repr(self.mark_p)),
-                ("CountReset", ns_bool(self.count_after_forced_drop == "reset")))
+                ("CountReset", ns_bool(self.count_after_forced_drop == "reset")),
+                ("Measure", self.measured_queue))
+
+    def threshold(self, th_pkts: float, scale: float = 1.0) -> str:
+        """A threshold (ns-2: waiting packets) as this queue's ns-3 disc compares it: as
+        given when it measures the waiting packets, one packet lower when only its own."""
+        if self.measured_queue == "waiting":
+            return repr(th_pkts * scale)
+        return red_threshold(th_pkts, scale)
 
 
 def check_w_q(value: object, field: str = "w_q") -> float:
@@ -105,10 +138,11 @@ def red_type_id(q: EcnRule) -> str:
     """ns-3's RedQueueDisc, wrapped so that ECN-capable packets are dropped, not marked,
     once the average reaches max_th ("drop") or the early probability reaches mark_p
     ("mark_p"), and so that the count is zeroed after every forced drop ("reset"): ns-2's
-    rules (aqmlab/engines/ns3/cpp/ns2_ecn_red_queue_disc.h). Plain RedQueueDisc for ns-3's
-    rules ("mark" or no ECN, and "keep")."""
+    rules (aqmlab/engines/ns3/cpp/ns2_ecn_red_queue_disc.h), and so that the queue is
+    measured as ns-2 does ("waiting"). Plain RedQueueDisc for ns-3's rules ("mark" or no
+    ECN, "keep" and "disc")."""
     ns2_ecn = q.ecn and q.ecn_above_max_th in ("drop", "mark_p")
-    if ns2_ecn or q.count_after_forced_drop == "reset":
+    if ns2_ecn or q.count_after_forced_drop == "reset" or q.measured_queue == "waiting":
         return NS2_ECN_RED
     return "ns3::RedQueueDisc"
 
@@ -132,8 +166,9 @@ class Red(EcnRule, QueueBase):
     ``ecn_above_max_th`` "drop" (the papers' ns-2), "mark" (ns-3) or "mark_p" (ns-2.35, with
     ``mark_p``), see :class:`EcnRule`; ECN with ``hard_drop`` False (mark in the forced
     region too) needs "mark" or "mark_p". ``count_after_forced_drop`` "reset" (ns-2.35: the
-    count restarts at 0 after a forced or queue-full drop) or "keep" (ns-3), see
-    :class:`EcnRule`.
+    count restarts at 0 after a forced or queue-full drop) or "keep" (ns-3);
+    ``measured_queue`` "waiting" (ns-2.35: the packets waiting for the link) or "disc"
+    (ns-3: the disc's own); see :class:`EcnRule`.
     """
 
     KIND: ClassVar[str] = "red"
@@ -160,6 +195,7 @@ class Red(EcnRule, QueueBase):
     ecn_above_max_th: str = "drop"
     mark_p: float = 0.1
     count_after_forced_drop: str = "reset"
+    measured_queue: str = "waiting"
 
     def __post_init__(self) -> None:
         self._check_kind()
@@ -197,8 +233,8 @@ class Red(EcnRule, QueueBase):
         scale = self.mean_pkt_size if byte else 1
         attrs = (("MaxSize", max_size(self, self.mean_pkt_size, byte, red=True)),
                  ("MeanPktSize", str(self.mean_pkt_size)),
-                 ("MinTh", red_threshold(self.min_th, scale)),
-                 ("MaxTh", red_threshold(self.max_th, scale)),
+                 ("MinTh", self.threshold(self.min_th, scale)),
+                 ("MaxTh", self.threshold(self.max_th, scale)),
                  ("LInterm", repr(1.0 / self.max_p)), ("QW", repr(self.w_q)),
                  ("Gentle", ns_bool(self.gentle)), ("Wait", ns_bool(self.wait)),
                  ("UseEcn", ns_bool(self.ecn)), ("UseHardDrop", ns_bool(self.hard_drop)),

@@ -127,7 +127,9 @@ class Tcp(Spec):
       recovery; web connections keep rfc6675); ``increase_per_ack`` "split" | "one"
       (ns-2 opens cwnd once per new ACK, also the cumulative one that ends slow start);
       ``ecn_window`` "flight" | "half_window" (ns-2 halves cwnd exactly at an ECN echo,
-      below 2 segments too, and keeps it).
+      below 2 segments too, and keeps it); ``delack_sink`` "ns3" | "ns2" (with delayed
+      ACKs, ns-2's one-way DelAck sink holds a duplicate of the last in-order segment and
+      the first data segment, and any immediate ACK ends a hold).
     """
 
     variant: str = "reno"
@@ -169,6 +171,7 @@ class Tcp(Spec):
     sack_recovery: str = "auto"
     increase_per_ack: str = "auto"
     ecn_window: str = "auto"
+    delack_sink: str = "auto"
 
     def __post_init__(self) -> None:
         TCP_VARIANTS.lookup(self.variant, "variant")

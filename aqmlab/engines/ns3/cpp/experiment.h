@@ -688,22 +688,39 @@ class Experiment
         }
         else if (q.type == "aqmlab::Ns2EcnRedQueueDisc")
         {
-            // Attributes: the wrapper's own (Rule, MarkP, CountReset); the rest are
-            // ns3::RedQueueDisc's, set on the wrapped child.
+            // Attributes: the wrapper's own (Rule, MarkP, CountReset); Measure "waiting"
+            // (a child measuring ns-2's waiting packets, Ns2RedQueueDisc) or "disc"
+            // (ns3::RedQueueDisc); the rest are ns3::RedQueueDisc's, set on the child.
             Ptr<Ns2EcnRedQueueDisc> w = CreateObject<Ns2EcnRedQueueDisc>();
             std::vector<std::pair<std::string, std::string>> red;
+            bool waiting = false;
             for (const auto& [name, value] : q.attributes)
             {
                 if (name == "Rule" || name == "MarkP" || name == "CountReset")
                 {
                     w->SetAttribute(name, StringValue(value));
                 }
+                else if (name == "Measure")
+                {
+                    waiting = value == "waiting";
+                }
                 else
                 {
                     red.emplace_back(name, value);
                 }
             }
-            w->Configure(Factory("ns3::RedQueueDisc", red).Create<RedQueueDisc>());
+            if (waiting)
+            {
+                Ns2RedQueueDisc::GetTypeId(); // registers the TypeId the factory looks up
+                Ptr<Ns2RedQueueDisc> child =
+                    Factory("aqmlab::Ns2RedQueueDisc", red).Create<Ns2RedQueueDisc>();
+                child->SetDevice(DynamicCast<PointToPointNetDevice>(dev));
+                w->Configure(child);
+            }
+            else
+            {
+                w->Configure(Factory("ns3::RedQueueDisc", red).Create<RedQueueDisc>());
+            }
             qd = w;
         }
         else

@@ -46,6 +46,7 @@
 // Configured by Experiment::InstallQueue (mapping.py: RED attributes plus the type name).
 #pragma once
 #include "ns3/internet-module.h"
+#include "ns3/point-to-point-module.h"
 #include "ns3/red-queue-disc.h"
 #include "ns3/traffic-control-module.h"
 
@@ -94,6 +95,21 @@ struct Alpha    { using type = double RedQueueDisc::*;   friend type Get(Alpha);
 struct Beta     { using type = double RedQueueDisc::*;   friend type Get(Beta); };
 struct Count    { using type = uint32_t RedQueueDisc::*; friend type Get(Count); };
 struct CountB   { using type = uint32_t RedQueueDisc::*; friend type Get(CountB); };
+struct Old      { using type = uint32_t RedQueueDisc::*; friend type Get(Old); };
+struct VProb    { using type = double RedQueueDisc::*;   friend type Get(VProb); };
+struct HardDrop { using type = bool RedQueueDisc::*;     friend type Get(HardDrop); };
+struct Ns1      { using type = bool RedQueueDisc::*;     friend type Get(Ns1); };
+struct Cautious { using type = uint32_t RedQueueDisc::*; friend type Get(Cautious); };
+struct EstimatorF
+{
+    using type = double (RedQueueDisc::*)(uint32_t, uint32_t, double, double);
+    friend type Get(EstimatorF);
+};
+struct DropEarlyF
+{
+    using type = bool (RedQueueDisc::*)(Ptr<QueueDiscItem>, uint32_t);
+    friend type Get(DropEarlyF);
+};
 // clang-format on
 
 template struct Bind<QAvg, &RedQueueDisc::m_qAvg>;
@@ -120,7 +136,173 @@ template struct Bind<Alpha, &RedQueueDisc::m_alpha>;
 template struct Bind<Beta, &RedQueueDisc::m_beta>;
 template struct Bind<Count, &RedQueueDisc::m_count>;
 template struct Bind<CountB, &RedQueueDisc::m_countBytes>;
+template struct Bind<Old, &RedQueueDisc::m_old>;
+template struct Bind<VProb, &RedQueueDisc::m_vProb>;
+template struct Bind<HardDrop, &RedQueueDisc::m_useHardDrop>;
+template struct Bind<Ns1, &RedQueueDisc::m_isNs1Compat>;
+template struct Bind<Cautious, &RedQueueDisc::m_cautious>;
+template struct Bind<EstimatorF, &RedQueueDisc::Estimator>;
+template struct Bind<DropEarlyF, &RedQueueDisc::DropEarly>;
 } // namespace red_state
+
+/// RedQueueDisc measuring the queue as ns-2's REDQueue does (``measured_queue =
+/// "waiting"``): the packets waiting for the link, the one in the device's 1-packet queue
+/// included, and idle time from the end of the last transmission.
+///
+/// ns-2.35's REDQueue::enque averages q_->length(), every packet waiting (the one on the
+/// wire is not in the queue), allows an early drop only with qlen > 1, and counts idle time
+/// from the deque() that finds the queue empty, i.e. from the end of the last
+/// transmission. ns-3's RedQueueDisc::DoEnqueue sees only its own packets: one of the
+/// waiting packets sits in the device queue whenever the disc is not empty, so with
+/// thresholds one packet lower its averages match ns-2's while packets wait, but (1) its
+/// nQueued > 1 needs three waiting packets where ns-2 needs two, and (2) it counts the
+/// disc idle from the first dequeue that finds the disc empty, which happens while the
+/// device still holds or sends a packet, and the time until the next arrival decays the
+/// average as idle time although the link was busy. At a queue of a few packets both
+/// lower the early tests: Pentikousis' aggressive RED at limit 8 made about half of
+/// ns-2.35's early decisions.
+///
+/// This class replaces DoEnqueue with RedQueueDisc's own algorithm (same statements, same
+/// random stream, its private state and functions reached as in the wrapper above) on
+/// ns-2's measure: nQueued = disc + device-queue packets, and idle set at the device's
+/// transmission end when nothing waits (PhyTxEnd with an empty device queue; a non-empty
+/// disc always keeps the device queue filled). Thresholds and limit are then ns-2's
+/// (red.py passes them unlowered; the disc still gets limit - 1).
+class Ns2RedQueueDisc : public RedQueueDisc
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("aqmlab::Ns2RedQueueDisc")
+                                .SetParent<RedQueueDisc>()
+                                .SetGroupName("TrafficControl")
+                                .AddConstructor<Ns2RedQueueDisc>();
+        return tid;
+    }
+
+    /// The device whose queue holds the one waiting packet and whose transmissions end
+    /// idle periods.
+    void SetDevice(Ptr<PointToPointNetDevice> dev)
+    {
+        m_devq = dev->GetQueue();
+        dev->TraceConnectWithoutContext("PhyTxEnd",
+                                        MakeCallback(&Ns2RedQueueDisc::OnTxEnd, this));
+    }
+
+    /// ns-2's queue length at an arrival: disc + device queue packets (byte mode: their
+    /// bytes, the device's without its 2-byte PPP headers).
+    uint32_t Waiting() const
+    {
+        Ptr<const InternalQueue> q = GetInternalQueue(0);
+        const uint32_t dev = m_devq ? m_devq->GetNPackets() : 0;
+        if (q->GetMaxSize().GetUnit() == QueueSizeUnit::BYTES)
+        {
+            return q->GetNBytes() + (m_devq ? m_devq->GetNBytes() - 2 * dev : 0);
+        }
+        return q->GetNPackets() + dev;
+    }
+
+    /// Packets ns-2 would count as arrived during the idle period (m), 0 if not idle.
+    uint32_t IdleArrivals() const
+    {
+        using namespace red_state;
+        if (!m_linkIdle)
+        {
+            return 0;
+        }
+        const RedQueueDisc& r = *this;
+        return uint32_t(r.*Get(Ptc{}) * (Simulator::Now() - m_linkIdleSince).GetSeconds());
+    }
+
+  private:
+    void OnTxEnd(Ptr<const Packet>)
+    {
+        if (m_devq->IsEmpty() && GetInternalQueue(0)->IsEmpty())
+        {
+            m_linkIdle = true;
+            m_linkIdleSince = Simulator::Now();
+        }
+    }
+
+    bool DoEnqueue(Ptr<QueueDiscItem> item) override
+    {
+        using namespace red_state;
+        RedQueueDisc& r = *this;
+        NS_ABORT_MSG_IF(r.*Get(Cautious{}) != 0, "Ns2RedQueueDisc: cautious must be 0");
+        const uint32_t nQueued = Waiting();
+        const uint32_t m = IdleArrivals();
+        m_linkIdle = false;
+        double& qAvg = r.*Get(QAvg{});
+        qAvg = (r.*Get(EstimatorF{}))(nQueued, m + 1, qAvg, r.*Get(QW{}));
+
+        uint32_t& count = r.*Get(Count{});
+        uint32_t& countBytes = r.*Get(CountB{});
+        uint32_t& old = r.*Get(Old{});
+        count++;
+        countBytes += item->GetSize();
+
+        const double minTh = r.*Get(MinTh{});
+        const double maxTh = r.*Get(MaxTh{});
+        const bool gentle = r.*Get(Gentle{});
+        uint32_t dropType = DTYPE_NONE;
+        if (qAvg >= minTh && nQueued > 1)
+        {
+            if ((!gentle && qAvg >= maxTh) || (gentle && qAvg >= 2 * maxTh))
+            {
+                dropType = DTYPE_FORCED;
+            }
+            else if (old == 0)
+            {
+                count = 1;
+                countBytes = item->GetSize();
+                old = 1;
+            }
+            else if ((r.*Get(DropEarlyF{}))(item, nQueued))
+            {
+                dropType = DTYPE_UNFORCED;
+            }
+        }
+        else
+        {
+            r.*Get(VProb{}) = 0.0;
+            old = 0;
+        }
+
+        const bool ecn = r.*Get(UseEcn{});
+        if (dropType == DTYPE_UNFORCED)
+        {
+            if (!ecn || !Mark(item, UNFORCED_MARK))
+            {
+                DropBeforeEnqueue(item, UNFORCED_DROP);
+                return false;
+            }
+        }
+        else if (dropType == DTYPE_FORCED)
+        {
+            if (r.*Get(HardDrop{}) || !ecn || !Mark(item, FORCED_MARK))
+            {
+                DropBeforeEnqueue(item, FORCED_DROP);
+                if (r.*Get(Ns1{}))
+                {
+                    count = 0;
+                    countBytes = 0;
+                }
+                return false;
+            }
+        }
+        return GetInternalQueue(0)->Enqueue(item);
+    }
+
+    void DoDispose() override
+    {
+        m_devq = nullptr;
+        RedQueueDisc::DoDispose();
+    }
+
+    Ptr<Queue<Packet>> m_devq;
+    bool m_linkIdle{true};
+    Time m_linkIdleSince{Seconds(0)};
+};
 
 class Ns2EcnRedQueueDisc : public QueueDisc
 {
@@ -162,6 +344,7 @@ class Ns2EcnRedQueueDisc : public QueueDisc
     void Configure(Ptr<RedQueueDisc> red)
     {
         m_red = red;
+        m_ns2 = DynamicCast<Ns2RedQueueDisc>(red);
         Ptr<QueueDiscClass> c = CreateObject<QueueDiscClass>();
         c->SetQueueDisc(red);
         AddQueueDiscClass(c);
@@ -173,6 +356,12 @@ class Ns2EcnRedQueueDisc : public QueueDisc
     {
         using namespace red_state;
         const RedQueueDisc& r = *m_red;
+        if (m_ns2)
+        {
+            const double avg = r.*Get(QAvg{}) * std::pow(1.0 - r.*Get(QW{}),
+                                                         m_ns2->IdleArrivals() + 1);
+            return avg + r.*Get(QW{}) * m_ns2->Waiting();
+        }
         const double nQueued = r.GetInternalQueue(0)->GetCurrentSize().GetValue();
         uint32_t m = 0;
         if (r.*Get(Idle{}) == 1)
@@ -303,10 +492,12 @@ class Ns2EcnRedQueueDisc : public QueueDisc
     void DoDispose() override
     {
         m_red = nullptr;
+        m_ns2 = nullptr;
         QueueDisc::DoDispose();
     }
 
     Ptr<RedQueueDisc> m_red;
+    Ptr<Ns2RedQueueDisc> m_ns2; // m_red measuring ns-2's waiting packets, or null
     std::string m_rule{"drop"};
     double m_markP{0.1};
     bool m_countReset{false};

@@ -224,6 +224,14 @@ class AqmTcpSocket : public TcpSocketBase
                               "false: ns-3, cwnd = ssthresh = max(2, flight / 2)",
                               BooleanValue(false),
                               MakeBooleanAccessor(&AqmTcpSocket::m_ecnHalvesWindow),
+                              MakeBooleanChecker())
+                .AddAttribute("Ns2DelAckSink",
+                              "With delayed ACKs (DelAckCount 2, per-segment rule): ns-2's "
+                              "DelAckSink, which holds an in-order segment (the first one "
+                              "too) or a duplicate of the last one while no ACK is held, and "
+                              "answers anything else at once, ending the hold; false: ns-3",
+                              BooleanValue(false),
+                              MakeBooleanAccessor(&AqmTcpSocket::m_ns2DelAck),
                               MakeBooleanChecker());
         return tid;
     }
@@ -259,6 +267,7 @@ class AqmTcpSocket : public TcpSocketBase
           m_ltAfterTimeout(other.m_ltAfterTimeout),
           m_sack1(other.m_sack1),
           m_ecnHalvesWindow(other.m_ecnHalvesWindow),
+          m_ns2DelAck(other.m_ns2DelAck),
           m_stats(nullptr)
     {
         Live().insert(this);
@@ -1595,6 +1604,11 @@ class AqmTcpSocket : public TcpSocketBase
   protected:
     void ReceivedData(Ptr<Packet> packet, const TcpHeader& tcpHeader) override
     {
+        if (!m_fullTcpAcks && m_ns2DelAck && m_delAckMaxCount == 2)
+        {
+            Ns2DelAckReceive(packet, tcpHeader);
+            return;
+        }
         if (!m_fullTcpAcks)
         {
             TcpSocketBase::ReceivedData(packet, tcpHeader);
@@ -1661,6 +1675,54 @@ class AqmTcpSocket : public TcpSocketBase
         }
         NagleForNewDataOnly();
         return sz;
+    }
+
+    // ---- ns-2's delayed-ACK sink (Ns2DelAckSink) --------------------------------------
+    // ns-2.35's DelAckSink::recv (tcp-sink.cc) holds the ACK of a segment when no ACK is
+    // held (its timer not pending), the segment's seqno is the highest in-order one after
+    // the update and none above it has been seen (RFC2581_immediate_ack_) and it is not
+    // the one-way agent's header-only packet 0 (SYN_immediate_ack_): then it arms its
+    // interval_ timer. Every other arrival is acknowledged at once and ends the hold
+    // (timer cancelled, held packet freed). Two consequences ns-3's ReceivedData does not
+    // share: (1) a duplicate of the last in-order segment (a go-back-N retransmission of
+    // what already arrived) passes the in-order test, so it is held, not answered by a
+    // duplicate ACK, and the next segment is then acknowledged at once; ns-3 sends the
+    // duplicate ACK at once and holds the next segment. (2) An immediate ACK (gap, gap
+    // fill, older duplicate) ends the hold; in ns-3 the held segment's count and timer
+    // survive it, so the next in-order segment is acknowledged at once and the timer sends
+    // a redundant ACK later. And ns-3 acknowledges the first data segment after the
+    // handshake at once (m_delAckCount = m_delAckMaxCount in ProcessSynSent/SynRcvd)
+    // where ns-2's sink holds it (its packet 0 is the handshake, acknowledged at once).
+    // Pentikousis' five downloads (delayed ACKs, 100 ms): after the start-up timeouts the
+    // go-back-N sends duplicates, and from the first one the two engines' flows part.
+    void Ns2DelAckReceive(Ptr<Packet> packet, const TcpHeader& tcpHeader)
+    {
+        const Ptr<TcpRxBuffer> rx = m_tcb->m_rxBuffer;
+        const SequenceNumber32 next = rx->NextRxSequence();
+        const SequenceNumber32 seq = tcpHeader.GetSequenceNumber();
+        const uint32_t size = packet->GetSize();
+        const bool above = rx->Size() > rx->Available(); // out-of-order data held
+        const bool holding = m_delAckEvent.IsPending();
+        if (!holding)
+        {
+            m_delAckCount = 0; // also ns-3's "respond to the first data packet"
+        }
+        if (size > 0 && seq + size == next && !above && !holding)
+        {
+            // a duplicate of the last in-order segment: held like a new one
+            m_delAckCount = 1;
+            m_delAckEvent = Simulator::Schedule(m_delAckTimeout, &AqmTcpSocket::DelAckTimeout,
+                                                this);
+            return;
+        }
+        const bool inOrder = size > 0 && seq == next && !above;
+        TcpSocketBase::ReceivedData(packet, tcpHeader);
+        if (!inOrder)
+        {
+            // ns-3 has acknowledged it at once: that ends the hold, as in ns-2
+            m_delAckEvent.Cancel();
+            m_delAckCount = 0;
+        }
     }
 
   private:
@@ -1767,6 +1829,7 @@ class AqmTcpSocket : public TcpSocketBase
     bool m_renoHalfCwnd{false};
     bool m_ltAfterTimeout{false};
     bool m_ecnHalvesWindow{false};
+    bool m_ns2DelAck{false};
     uint32_t m_ecnCwnd{0};          // bytes: cwnd set by an ECN echo, kept when CWR ends
     uint32_t m_cwndBeforeAck{0};    // cwnd and recovery point before the ACK in process
     SequenceNumber32 m_recoverBeforeAck{0};
