@@ -12,8 +12,9 @@ that duplicate with an immediate duplicate ACK and holds the next segment ("ns3"
 Pentikousis' five Reno downloads (delayed ACKs, 100 ms) through the aggressive RED+ECN
 queue at limit 32 (2 MiB each): every flow times out once at start-up (2.3-2.4 s), and
 its go-back-N sends such duplicates. With "ns2" (the default) ns-3 sends what ns-2.35
-sends, every data packet of every flow within 1 ms (flows 3 and 4 lag 0.7-0.9 ms from the
-handshake), until RED's random marks part them at 6.0-6.4 s; both have the 5 start-up
+sends, every data packet of every flow within 1 us (with ns-3's separate handshake ACKs,
+``handshake_ack``, flows 3 and 4 lagged 0.7-0.9 ms), until RED's random marks part them
+at 6.0-6.4 s; both have the 5 start-up
 timeouts and 32 drops. With "ns3" each flow sends its second segment 0.1 s earlier, and,
 shifted by that, the flows part from ns-2.35 at 2.84-3.05 s, after the go-back-N (flow 2's
 receiver answers the duplicate of segment 35 at once and holds segment 36, where ns-2.35

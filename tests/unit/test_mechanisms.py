@@ -113,3 +113,13 @@ def test_ns2_refuses_ns3s_delack_sink_only_with_delayed_acks():
         check(_scenario([Bulk(flows=1)], delayed_ack=True, delack_sink="ns3"))
     check(_scenario([PackMime(rate=1, tcp={**FULL_TCP, "delayed_ack": True})],
                     delack_sink="ns3"))
+
+
+def test_handshake_ack_rides_on_data_for_one_way_agents_only():
+    assert attrs(Tcp())["HandshakeAckWithData"] == "true"
+    assert attrs(Tcp(), one_way=False)["HandshakeAckWithData"] == "false"
+    assert attrs(Tcp(handshake_ack="separate"))["HandshakeAckWithData"] == "false"
+    assert attrs(Tcp(variant="bbr"))["HandshakeAckWithData"] == "false"
+    with pytest.raises(ScenarioError, match="tcp.handshake_ack"):
+        check(_scenario([Bulk(flows=1)], handshake_ack="separate"))
+    check(_scenario([PackMime(rate=1, tcp=FULL_TCP)], handshake_ack="with_data"))

@@ -135,6 +135,16 @@ MECHANISMS = (
         "Full-TCP (web) keeps ns-3's (its ack_rule is 'full_tcp'); no effect without "
         "delayed ACKs."),
     Mechanism(
+        "handshake_ack", ("separate", "with_data"), "with_data", "separate", "separate",
+        "The opener's ACK of the SYN/ACK: a pure ACK followed by the first data (ns-3), or "
+        "carried by the first data segment when data is ready (no packet of its own): "
+        "ns-2's one-way agents have no handshake (a header-only packet 0, acknowledged, "
+        "then data), so bulk flows and transfers put no such packet on the forward path. "
+        "Pentikousis' five downloads at drop-tail limit 8: the five pure ACKs beside the "
+        "five first segments overflowed the queue, a flow lost its first segment and timed "
+        "out at 1 s (ns-2.35: no loss). Web connections keep ns-3's (Full-TCP's own "
+        "handshake not examined here)."),
+    Mechanism(
         "dupacks_after_timeout", ("ignored", "limited_transmit"), "limited_transmit",
         "ignored", "ignored",
         "Duplicate ACKs after a timeout (no SACK, limited transmit on): ignored until the "
@@ -211,6 +221,7 @@ def ns3_attributes(tcp: Tcp, one_way: bool) -> tuple[tuple[str, str], ...]:
         ("OneIncreasePerAck", on("increase_per_ack", "one")),
         ("EcnHalvesWindow", on("ecn_window", "half_window")),
         ("Ns2DelAckSink", on("delack_sink", "ns2")),
+        ("HandshakeAckWithData", on("handshake_ack", "with_data")),
     )
 
 

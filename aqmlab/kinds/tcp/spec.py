@@ -129,7 +129,9 @@ class Tcp(Spec):
       ``ecn_window`` "flight" | "half_window" (ns-2 halves cwnd exactly at an ECN echo,
       below 2 segments too, and keeps it); ``delack_sink`` "ns3" | "ns2" (with delayed
       ACKs, ns-2's one-way DelAck sink holds a duplicate of the last in-order segment and
-      the first data segment, and any immediate ACK ends a hold).
+      the first data segment, and any immediate ACK ends a hold); ``handshake_ack``
+      "separate" | "with_data" (ns-2's one-way agents send no pure ACK of the SYN/ACK: the
+      first data segment carries it).
     """
 
     variant: str = "reno"
@@ -172,6 +174,7 @@ class Tcp(Spec):
     increase_per_ack: str = "auto"
     ecn_window: str = "auto"
     delack_sink: str = "auto"
+    handshake_ack: str = "auto"
 
     def __post_init__(self) -> None:
         TCP_VARIANTS.lookup(self.variant, "variant")
