@@ -169,8 +169,10 @@ MECHANISMS = (
         "(flight at entry - 3, -1 per ACK, -2 per partial ACK, +1 per segment sent); "
         "every hole below the highest SACK resent once, in order, before new data (RFC "
         "6675: only holes with three SACKed segments above); every partial ACK restarts "
-        "the timer; cwnd not opened by the ACK that ends recovery; a timeout drops the "
-        "SACK information (go-back-N resends what the receiver holds). ns-2's Full-TCP "
+        "the timer; cwnd not opened by the ACK that ends recovery; the SACK information "
+        "is forgotten at a new ACK outside recovery and when a recovery ends (a later "
+        "recovery may resend what the receiver holds, and the flight counts it again); a "
+        "timeout drops it too (go-back-N resends what the receiver holds). ns-2's Full-TCP "
         "SACK (web traffic) is another algorithm, not modelled: 'auto' is rfc6675 there."),
 )
 

@@ -1232,9 +1232,20 @@ class AqmTcpSocket : public TcpSocketBase
     // RFC 6675 (ns-3). With Sack1Recovery this socket recovers as it does:
     //  * Scoreboard: the SACK blocks above the cumulative ACK, from duplicate ACKs since
     //    the last new ACK and from every ACK during recovery; cleared by a new ACK outside
-    //    recovery, at the end of a recovery and at a timeout. Until the first new ACK
-    //    after a timeout, and here for the whole loss state, SACK blocks are ignored
-    //    (timeout_). ns-3 keeps SACKed marks across all of these.
+    //    recovery (whose own blocks are ignored), at the end of a recovery and at a
+    //    timeout. Until the first new ACK after a timeout, and here for the whole loss
+    //    state, SACK blocks are ignored (timeout_). ns-3's own scoreboard (the SACKed
+    //    marks of TcpTxBuffer) keeps its marks until the data is cumulatively acked; here
+    //    it forgets them whenever Sack1's scoreboard is cleared, and sees no SACK blocks
+    //    that Sack1 ignores, so both hold the same SACKed segments. Otherwise they
+    //    diverged: the receiver reports only its 3-4 latest blocks, so after a recovery
+    //    that ended below SACKed data (losses among the segments sent during it), the
+    //    dupacks of the next loss rebuilt Sack1's scoreboard without those older blocks,
+    //    Sack1 chose a segment ns-3 still held SACKed as a hole, and TcpTxBuffer aborted
+    //    the run (NS_ASSERT !outItem->m_sacked, tcp-tx-buffer.cc). ns-2 resends such a
+    //    segment, as it now does here; and, the marks forgotten, the flight after a
+    //    recovery counts the SACKed segments again (ns-2 window(): t_seqno_ -
+    //    highest_ack_), as do the duplicate ACKs that re-SACK them (CheckUpdate).
     //  * Entry: the third duplicate ACK that adds SACK information (dupacks_ counts only
     //    those, and a new ACK resets it even when it SACKs new data, which ns-3 counts
     //    as a duplicate); never earlier because three segments are SACKed (ns-3's
@@ -1309,8 +1320,11 @@ class AqmTcpSocket : public TcpSocketBase
         }
         if (ack > head && !m_sack1Active)
         {
-            m_sack1Blocks.clear(); // a new ACK outside recovery
-            return false;
+            // a new ACK outside recovery: ns-2's recv() newack + ClearScoreBoard(), its
+            // SACK blocks unused; ns-3's scoreboard forgets too and sees none of them
+            m_sack1Blocks.clear();
+            m_txBuffer->ResetRenoSack();
+            return true;
         }
         Ptr<const TcpOptionSack> sack =
             DynamicCast<const TcpOptionSack>(h.GetOption(TcpOption::SACK));
@@ -1399,6 +1413,7 @@ class AqmTcpSocket : public TcpSocketBase
         {
             m_sack1Active = false;
             m_sack1Blocks.clear();
+            m_txBuffer->ResetRenoSack(); // ns-3's scoreboard follows (see "Sack1")
             if (after == TcpSocketState::CA_OPEN)
             {
                 m_tcb->m_cWnd = m_sack1Cwnd; // kept, not opened for this ACK
