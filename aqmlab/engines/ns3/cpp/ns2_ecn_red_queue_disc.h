@@ -356,17 +356,21 @@ class Ns2EcnRedQueueDisc : public QueueDisc
     {
         using namespace red_state;
         const RedQueueDisc& r = *m_red;
+        double nQueued = 0; // on the child's measure: ns-2's waiting packets or its own
+        uint32_t m = 0;     // arrivals RED counts for the idle period
         if (m_ns2)
         {
-            const double avg = r.*Get(QAvg{}) * std::pow(1.0 - r.*Get(QW{}),
-                                                         m_ns2->IdleArrivals() + 1);
-            return avg + r.*Get(QW{}) * m_ns2->Waiting();
+            nQueued = m_ns2->Waiting();
+            m = m_ns2->IdleArrivals();
         }
-        const double nQueued = r.GetInternalQueue(0)->GetCurrentSize().GetValue();
-        uint32_t m = 0;
-        if (r.*Get(Idle{}) == 1)
+        else
         {
-            m = uint32_t(r.*Get(Ptc{}) * (Simulator::Now() - r.*Get(IdleTime{})).GetSeconds());
+            nQueued = r.GetInternalQueue(0)->GetCurrentSize().GetValue();
+            if (r.*Get(Idle{}) == 1)
+            {
+                m = uint32_t(r.*Get(Ptc{}) *
+                             (Simulator::Now() - r.*Get(IdleTime{})).GetSeconds());
+            }
         }
         double avg = r.*Get(QAvg{}) * std::pow(1.0 - r.*Get(QW{}), m + 1);
         avg += r.*Get(QW{}) * nQueued;
