@@ -598,7 +598,7 @@ class AqmTcpSocket : public TcpSocketBase
             m_dupAckCount = 0;
         }
         m_stateBeforeAck = m_tcb->m_congState; // the base class may enter CWR from it
-        m_cwndBeforeAck = m_tcb->m_cWnd;
+        m_cwndBeforeAck = ExactCwnd();
         m_recoverBeforeAck = m_recover;
         if (Sack1())
         {
@@ -693,8 +693,7 @@ class AqmTcpSocket : public TcpSocketBase
         }
         m_ecnCwnd = ExactHalfWindow(m_cwndBeforeAck);
         m_tcb->m_ssThresh = RenoHalfWindow(m_cwndBeforeAck); // max(2, floor(m_ecnCwnd))
-        m_tcb->m_cWnd = m_ecnCwnd;
-        m_tcb->m_cWndInfl = m_ecnCwnd;
+        SetExactCwnd(m_ecnCwnd);
     }
 
     /// The ACK that ends CWR: ns-3 set cwnd = ssthresh; ns-2 kept its halved cwnd_, which
@@ -706,8 +705,7 @@ class AqmTcpSocket : public TcpSocketBase
             if (m_stateBeforeAck == TcpSocketState::CA_CWR &&
                 m_tcb->m_congState == TcpSocketState::CA_OPEN)
             {
-                m_tcb->m_cWnd = m_ecnCwnd;
-                m_tcb->m_cWndInfl = m_ecnCwnd;
+                SetExactCwnd(m_ecnCwnd);
             }
             m_ecnCwnd = 0;
         }
@@ -721,7 +719,7 @@ class AqmTcpSocket : public TcpSocketBase
     {
         KeepEcnWindow();
         const auto before = m_tcb->m_congState.Get();
-        const uint32_t cwndBefore = m_tcb->m_cWnd.Get();
+        const double cwndBefore = ExactCwnd();
         const bool reno = m_reno && !m_sackEnabled;
         if (reno && before == TcpSocketState::CA_RECOVERY && ack > oldHead && ack < m_recover)
         {
@@ -778,7 +776,7 @@ class AqmTcpSocket : public TcpSocketBase
                 // ns-2 slowdown(CLOSE_CWND_HALF): cwnd_ = min(cwnd, rwnd) / 2, a real
                 // number (at least 1), while ssthresh_ is that rounded down (at least 2).
                 m_halfCwnd = ExactHalfWindow(cwndBefore);
-                m_tcb->m_cWnd = m_halfCwnd;
+                SetExactCwnd(m_halfCwnd);
                 if (!m_limitedTx)
                 {
                     // ns-2 inflates the window by every duplicate ACK (dupwnd_ =
@@ -800,8 +798,7 @@ class AqmTcpSocket : public TcpSocketBase
             const double mss = m_tcb->m_segmentSize;
             double cwnd = m_halfCwnd;
             cwnd += cwnd < m_tcb->m_ssThresh.Get() ? mss : mss * mss / cwnd;
-            m_tcb->m_cWnd = uint32_t(cwnd);
-            m_tcb->m_cWndInfl = m_tcb->m_cWnd;
+            SetExactCwnd(cwnd);
             m_halfCwnd = 0;
         }
         if (sack1)
@@ -1385,7 +1382,7 @@ class AqmTcpSocket : public TcpSocketBase
                        TcpSocketState::TcpCongState_t after,
                        const SequenceNumber32& ack,
                        const SequenceNumber32& oldHead,
-                       uint32_t cwndBefore,
+                       double cwndBefore,
                        bool fromCwr)
     {
         const uint32_t mss = m_tcb->m_segmentSize;
@@ -1399,15 +1396,14 @@ class AqmTcpSocket : public TcpSocketBase
             m_sack1Rxt = m_txBuffer->HeadSequence() + mss; // MarkRetran(highest_ack_ + 1)
             if (fromCwr)
             {
-                m_sack1Cwnd = m_tcb->m_cWnd; // the ECN response already cut the window
+                m_sack1Cwnd = ExactCwnd(); // the ECN response already cut the window
             }
             else
             {
                 m_tcb->m_ssThresh = RenoHalfWindow(cwndBefore);
                 m_sack1Cwnd = ExactHalfWindow(cwndBefore);
             }
-            m_tcb->m_cWnd = m_sack1Cwnd;
-            m_tcb->m_cWndInfl = m_sack1Cwnd;
+            SetExactCwnd(m_sack1Cwnd);
         }
         else if (m_sack1Active && after != TcpSocketState::CA_RECOVERY)
         {
@@ -1416,8 +1412,7 @@ class AqmTcpSocket : public TcpSocketBase
             m_txBuffer->ResetRenoSack(); // ns-3's scoreboard follows (see "Sack1")
             if (after == TcpSocketState::CA_OPEN)
             {
-                m_tcb->m_cWnd = m_sack1Cwnd; // kept, not opened for this ACK
-                m_tcb->m_cWndInfl = m_sack1Cwnd;
+                SetExactCwnd(m_sack1Cwnd); // kept, not opened for this ACK
             }
         }
         else if (!m_sack1Active && ack > oldHead && after == TcpSocketState::CA_DISORDER)
@@ -1482,7 +1477,7 @@ class AqmTcpSocket : public TcpSocketBase
         // timeout of an already retransmitted head; Reno redoes that halving (point 3).
         const bool halves = m_tcb->m_congState != TcpSocketState::CA_LOSS ||
                             !m_txBuffer->IsHeadRetransmitted();
-        const uint32_t cwndBefore = m_tcb->m_cWnd.Get();
+        const double cwndBefore = ExactCwnd();
         const uint32_t ssthreshBefore = m_tcb->m_ssThresh.Get();
         const auto stateBefore = m_tcb->m_congState.Get();
         const uint32_t retriesBefore = m_dataRetrCount;
@@ -1508,6 +1503,10 @@ class AqmTcpSocket : public TcpSocketBase
         TcpSocketBase::ReTxTimeout();
         const bool timedOut = m_dataRetrCount < retriesBefore &&
                               m_tcb->m_congState == TcpSocketState::CA_LOSS;
+        if (timedOut)
+        {
+            SetExactCwnd(m_tcb->m_cWnd.Get()); // a whole segment: no fraction left over
+        }
         if (timedOut && m_timeoutHalvesWindow && stateBefore == TcpSocketState::CA_CWR)
         {
             // ns-2 timeout(): while recovering from an ECN echo the window is already cut,
@@ -1824,18 +1823,40 @@ class AqmTcpSocket : public TcpSocketBase
     std::function<void()> m_onDestroy;
 
     /// ns-2's slowdown(CLOSE_CWND_HALF): cwnd_ = min(cwnd, rwnd) / 2, not rounded to
-    /// segments, at least one (bytes).
-    uint32_t ExactHalfWindow(uint32_t cwnd) const
+    /// segments, at least one (bytes; a fraction of a byte is kept with ExactCwnd).
+    double ExactHalfWindow(double cwnd) const
     {
-        return std::max(m_tcb->m_segmentSize, std::min(cwnd, m_rWnd.Get()) / 2);
+        return std::max<double>(m_tcb->m_segmentSize, std::min<double>(cwnd, m_rWnd.Get()) / 2);
     }
 
     /// ns-2 slowdown(CLOSE_SSTHRESH_HALF): half of min(cwnd, rwnd) in whole segments, >= 2.
-    uint32_t RenoHalfWindow(uint32_t cwnd) const
+    uint32_t RenoHalfWindow(double cwnd) const
     {
         const uint32_t mss = m_tcb->m_segmentSize;
-        const uint32_t win = std::min(cwnd, m_rWnd.Get()) / mss;
+        const auto win = uint32_t(std::min<double>(cwnd, m_rWnd.Get()) / mss);
         return std::max<uint32_t>(2, win / 2) * mss;
+    }
+
+    /// cwnd (bytes) with the fraction of a byte TcpNs2NewReno keeps (ns-2's cwnd_ is a real
+    /// number, see ns2_reno_cc.h); whole bytes with another congestion control.
+    double ExactCwnd() const
+    {
+        auto cc = Ns2Cc();
+        return cc ? cc->ExactCwnd(m_tcb) : double(m_tcb->m_cWnd.Get());
+    }
+
+    /// Set cwnd (and the inflated window) to `bytes`, the fraction kept as ExactCwnd.
+    void SetExactCwnd(double bytes)
+    {
+        if (auto cc = Ns2Cc())
+        {
+            cc->SetExactCwnd(m_tcb, bytes);
+        }
+        else
+        {
+            m_tcb->m_cWnd = uint32_t(bytes);
+        }
+        m_tcb->m_cWndInfl = m_tcb->m_cWnd;
     }
 
     static constexpr double MAX_RTO_S = 60.0; // ns-2 maxrto_, ns-3's cap
@@ -1890,8 +1911,8 @@ class AqmTcpSocket : public TcpSocketBase
     bool m_ackWithData{false};
     bool m_holdHandshakeAck{false}; // inside ProcessSynSent (DoForwardUp in SYN_SENT)
     bool m_handshakeAckHeld{false};
-    uint32_t m_ecnCwnd{0};          // bytes: cwnd set by an ECN echo, kept when CWR ends
-    uint32_t m_cwndBeforeAck{0};    // cwnd and recovery point before the ACK in process
+    double m_ecnCwnd{0};            // bytes: cwnd set by an ECN echo, kept when CWR ends
+    double m_cwndBeforeAck{0};      // cwnd (ExactCwnd) and recovery point before the ACK
     SequenceNumber32 m_recoverBeforeAck{0};
     uint32_t m_lossDupAcks{0}; // duplicate ACKs since the last new ACK, in the loss state
     bool m_sack1{false};       // Sack1Recovery (see "Sack1")
@@ -1899,10 +1920,10 @@ class AqmTcpSocket : public TcpSocketBase
     bool m_sack1Entered{false}; // this ACK started it: nothing more is sent for it
     bool m_sack1Partial{false}; // the base class is processing a partial ACK of it
     int64_t m_sack1Pipe{0};    // pipe_, in segments
-    uint32_t m_sack1Cwnd{0};   // bytes: cwnd_ during and after the recovery (exact half)
+    double m_sack1Cwnd{0};     // bytes: cwnd_ during and after the recovery (exact half)
     SequenceNumber32 m_sack1Rxt{0}; // h_seqno_: holes below this are not resent again
     std::vector<std::pair<SequenceNumber32, SequenceNumber32>> m_sack1Blocks; // ScoreBoardRQ
-    uint32_t m_halfCwnd{0}; // bytes: cwnd during and after a Reno fast recovery
+    double m_halfCwnd{0}; // bytes: cwnd during and after a Reno fast recovery
     Ns2RtoClock m_clock;
     bool m_clockReady{false};
     bool m_bootSet{false};
