@@ -26,11 +26,9 @@ from __future__ import annotations
 
 import functools
 
-import numpy as np
-import pandas as pd
-
 from aqmlab.engines.flow_trace import flow_trace
 from aqmlab.studies.setups import pentikousis
+from tests.differential.packets import data_packets, parting_time
 from tests.differential.scenarios import MARKS
 
 pytestmark = MARKS
@@ -46,26 +44,13 @@ def _run(engine: str, sink: str):
     return res, ev
 
 
-def _data(ev: pd.DataFrame, flow: int) -> pd.DataFrame:
-    d = ev[(ev.flow == flow) & ev.event.isin(["send", "retx"]) & (ev.seg >= 0)]
-    return d.reset_index(drop=True)
-
-
-def _parting(a: pd.DataFrame, b: pd.DataFrame, shift: float, tol: float) -> float:
-    """ns-2.35 time of the first data packet that differs (segment, or time beyond ``tol``
-    once ``b`` is moved ``shift`` later), from the second packet on; inf if none."""
-    n = min(len(a), len(b))
-    bad = (a.seg.to_numpy()[1:n] != b.seg.to_numpy()[1:n]) | (
-        np.abs(a.t.to_numpy()[1:n] - b.t.to_numpy()[1:n] - shift) > tol)
-    i = np.nonzero(bad)[0]
-    return float(a.t.to_numpy()[1:n][i[0]]) if len(i) else np.inf
 
 
 def test_ns2_sink_sends_what_ns235_sends_until_red_marks_at_random():
     res2, ev2 = _run("ns2", "auto")
     res3, ev3 = _run("ns3", "ns2")
     for f in FLOWS:
-        assert _parting(_data(ev2, f), _data(ev3, f), 0.0, 1e-3) > 5.5, f
+        assert parting_time(data_packets(ev2, f), data_packets(ev3, f), skip=1) > 5.5, f
     assert int(res2.flows.timeouts.sum()) == int(res3.flows.timeouts.sum()) == 5
     assert int(res2.queues.iloc[0].drops) == int(res3.queues.iloc[0].drops)
 
@@ -75,9 +60,9 @@ def test_ns3s_receiver_acks_the_first_segment_and_the_duplicate_at_once():
     res3, ev3 = _run("ns3", "ns3")
     firsts = []
     for f in FLOWS:
-        a, b = _data(ev2, f), _data(ev3, f)
+        a, b = data_packets(ev2, f), data_packets(ev3, f)
         gap = float(a.t[1] - b.t[1])  # segment 1 waits for the first ACK
         assert 0.09 < gap < 0.11, (f, gap)
-        firsts.append(_parting(a, b, gap, 2e-3))
+        firsts.append(parting_time(a, b, shift=gap, tol=2e-3, skip=1))
     assert 2.5 < min(firsts) < 3.2, firsts  # after the start-up timeouts' go-back-N
     assert int(res3.flows.timeouts.sum()) == 6

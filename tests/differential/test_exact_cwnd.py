@@ -29,11 +29,9 @@ from __future__ import annotations
 
 import functools
 
-import numpy as np
-import pandas as pd
-
 from aqmlab.engines.flow_trace import flow_trace
 from aqmlab.studies.setups import pentikousis
+from tests.differential.packets import data_packets, parting_index
 from tests.differential.scenarios import MARKS
 
 pytestmark = MARKS
@@ -46,18 +44,6 @@ def _run(engine: str, ql: int, size: str):
     return flow_trace(sc.replace(**{"run.engine": engine}), FLOWS)
 
 
-def _data(ev: pd.DataFrame, flow: int) -> pd.DataFrame:
-    d = ev[(ev.flow == flow) & ev.event.isin(["send", "retx"]) & (ev.seg >= 0)]
-    return d.reset_index(drop=True)
-
-
-def _parting(a: pd.DataFrame, b: pd.DataFrame) -> int:
-    """Index of the first data packet sent otherwise (segment, or > 1 ms apart)."""
-    n = min(len(a), len(b))
-    bad = (a.seg.to_numpy()[:n] != b.seg.to_numpy()[:n]) | (
-        np.abs(a.t.to_numpy()[:n] - b.t.to_numpy()[:n]) > 1e-3)
-    i = np.nonzero(bad)[0]
-    return int(i[0]) if len(i) else n
 
 
 def test_window_just_under_ten_segments_sends_two():
@@ -80,8 +66,8 @@ def test_drop_tail_32_sends_what_ns235_sends_until_a_download_ends():
     first_done = float(res2.flows.completion_time_s.min())
     assert 545 < first_done < 555, first_done
     for f in FLOWS:
-        a, b = _data(ev2, f), _data(ev3, f)
-        i = _parting(a, b)
+        a, b = data_packets(ev2, f), data_packets(ev3, f)
+        i = parting_index(a, b)
         assert i > 13000 and a.t[i] > first_done - 1, (f, i, a.t[i])
     for res in (res2, res3):
         assert int(res.queues.iloc[0].drops) == 968
@@ -94,8 +80,8 @@ def test_drop_tail_64_parts_at_a_timeout_one_tick_late():
     _, ev3 = _run("ns3", 64, "2MiB")
     first = {}
     for f in FLOWS:
-        a, b = _data(ev2, f), _data(ev3, f)
-        i = _parting(a, b)
+        a, b = data_packets(ev2, f), data_packets(ev3, f)
+        i = parting_index(a, b)
         first[f] = (float(a.t[i]), a, b, i)
     f = min(first, key=lambda k: first[k][0])
     t2, a, b, i = first[f]

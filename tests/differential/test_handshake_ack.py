@@ -18,11 +18,9 @@ from __future__ import annotations
 
 import functools
 
-import numpy as np
-import pandas as pd
-
 from aqmlab.engines.flow_trace import flow_trace
 from aqmlab.studies.setups import pentikousis
+from tests.differential.packets import data_packets, parting_time
 from tests.differential.scenarios import MARKS
 
 pytestmark = MARKS
@@ -36,24 +34,12 @@ def _run(engine: str, ack: str = "auto"):
     return flow_trace(sc, FLOWS)
 
 
-def _data(ev: pd.DataFrame, flow: int) -> pd.DataFrame:
-    d = ev[(ev.flow == flow) & ev.event.isin(["send", "retx"]) & (ev.seg >= 0)]
-    return d.reset_index(drop=True)
-
-
-def _parting(a: pd.DataFrame, b: pd.DataFrame) -> float:
-    """ns-2.35 time of the first data packet sent otherwise (segment, or > 1 ms apart)."""
-    n = min(len(a), len(b))
-    bad = (a.seg.to_numpy()[:n] != b.seg.to_numpy()[:n]) | (
-        np.abs(a.t.to_numpy()[:n] - b.t.to_numpy()[:n]) > 1e-3)
-    i = np.nonzero(bad)[0]
-    return float(a.t.to_numpy()[i[0]]) if len(i) else np.inf
 
 
 def test_with_data_sends_what_ns235_sends_until_a_download_ends():
     _, ev2 = _run("ns2")
     _, ev3 = _run("ns3", "with_data")
-    parted = [_parting(_data(ev2, f), _data(ev3, f)) for f in FLOWS]
+    parted = [parting_time(data_packets(ev2, f), data_packets(ev3, f)) for f in FLOWS]
     assert min(parted) > 45, parted
     early = [(ev[(ev.t < 45) & (ev.event == "timeout")]).shape[0] for ev in (ev2, ev3)]
     assert early[0] == early[1] > 50
@@ -62,8 +48,8 @@ def test_with_data_sends_what_ns235_sends_until_a_download_ends():
 def test_separate_acks_overflow_the_queue_at_the_start():
     res2, ev2 = _run("ns2")
     res3, ev3 = _run("ns3", "separate")
-    first = [_parting(_data(ev2, f), _data(ev3, f)) for f in FLOWS]
+    first = [parting_time(data_packets(ev2, f), data_packets(ev3, f)) for f in FLOWS]
     assert min(first) < 0.5, first
-    lost = _data(ev3, 4)
+    lost = data_packets(ev3, 4)
     assert lost.event[1] == "retx" and lost.seg[1] == 0 and 1.0 < lost.t[1] < 1.1
-    assert _data(ev2, 4).event[1] == "send" and _data(ev2, 4).t[1] < 0.3
+    assert data_packets(ev2, 4).event[1] == "send" and data_packets(ev2, 4).t[1] < 0.3
