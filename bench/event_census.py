@@ -89,7 +89,7 @@ def census(scenario: Any) -> tuple[list[tuple[str, int]], float]:
     from aqmlab.engines.ns3 import native, session
     from aqmlab.plan import make_plan
 
-    cpp = native.load()
+    native.load()  # ns-3 and aqmlab's C++, which the counting scheduler builds on
     import cppyy  # noqa: PLC0415  (bench only: the package imports cppyy in native.load)
 
     if not hasattr(cppyy.gbl, "aqmlab_bench"):
@@ -111,7 +111,6 @@ def census(scenario: Any) -> tuple[list[tuple[str, int]], float]:
         raw = session.simulate(scenario, make_plan(scenario))
     finally:
         session.build = built
-    del cpp
     rows = [(short(line.split("\t")[0]), int(line.split("\t")[1]))
             for line in map(str, bench.CountingScheduler.Census())]
     merged: dict[str, int] = {}
