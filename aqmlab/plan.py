@@ -17,6 +17,7 @@ from aqmlab.kinds.queues import QueueBase as Queue
 from aqmlab.kinds.tcp import Tcp
 from aqmlab.kinds.traffic.base import TrafficBase
 from aqmlab.scenario import Dumbbell, Link, ParkingLot, Scenario
+from aqmlab.workload.tick_phase import boot_seed
 
 
 @dataclass
@@ -45,6 +46,7 @@ class PlanFlow:
     size_bytes: float  # 0 = unlimited (bulk)
     processing_s: float
     base_rtt_s: float
+    boot_seed: int = 1  # seed of its RTO clock's tick phase (aqmlab.workload.tick_phase)
 
 
 @dataclass
@@ -216,7 +218,8 @@ class GroupPlanner:
     def add_flow(self, src: int, dst: int, start_s: float, size_bytes: float,
                  processing_s: float) -> None:
         self.plan.flows.append(PlanFlow(self.group, src, dst, self.tcp, start_s, size_bytes,
-                                        processing_s, 2 * self.plan.path_delay(src, dst)))
+                                        processing_s, 2 * self.plan.path_delay(src, dst),
+                                        boot_seed(self.seed, self.run, len(self.plan.flows))))
 
     def add_web(self, **arrays) -> None:
         self.plan.web.append(PlanWeb(group=self.group, tcp=self.tcp, **arrays))

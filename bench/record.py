@@ -89,9 +89,9 @@ class RecordingExperiment:
         return self._profiles - 1
 
     def AddFlow(self, src: int, dst: int, profile: int, start: float,
-                size_bytes: float, processing: float) -> int:
+                size_bytes: float, processing: float, boot_phase: float) -> int:
         self._rec("AddFlow", int(src), int(dst), int(profile), float(start),
-                  float(size_bytes), float(processing))
+                  float(size_bytes), float(processing), float(boot_phase))
         self._flows += 1
         return self._flows - 1
 

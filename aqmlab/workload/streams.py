@@ -19,6 +19,7 @@ SeedLike = int | np.random.SeedSequence
 PACKMIME = 1
 MAH = 2
 DELAY = 3
+TICK_PHASE = 4
 
 
 def stream(seed: int, *key: int) -> np.random.SeedSequence:

@@ -5,7 +5,8 @@
 Segment 29 (arrival 30) is lost and so is its fast retransmission (arrival 61, at 0.151 s),
 so the flow times out. With min RTO 0 the RTO is the estimate: ns-2 times one segment per
 round trip and counts in 10 ms ticks, floor(srtt + 4 rttvar) = 5 ticks, 50 ms after the
-fast retransmit, which restarted the timer. Measured on ns-3: every-ACK samples 60 ms,
+fast retransmit, which restarted the timer. Measured on ns-3: every-ACK samples 70 ms
+(60 ms with the tick phase of aqmlab < 0.7.0: these samples straddle tick boundaries),
 exact arithmetic 41.8 ms, both (ns-3's estimator) 38.7 ms; without the restart at the fast
 retransmit the timer set by the last new ACK fires 35 ms after it.
 """
@@ -49,7 +50,7 @@ def test_both_engines_time_out_one_tick_rto_after_the_fast_retransmit(runs):
 
 
 def test_every_ack_sampling_changes_the_rto(runs):
-    assert runs["every_ack"][0] == pytest.approx(0.060, abs=1e-4)
+    assert runs["every_ack"][0] == pytest.approx(0.070, abs=1e-4)
 
 
 def test_exact_arithmetic_changes_the_rto(runs):

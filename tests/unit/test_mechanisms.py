@@ -123,3 +123,15 @@ def test_handshake_ack_rides_on_data_for_one_way_agents_only():
     with pytest.raises(ScenarioError, match="tcp.handshake_ack"):
         check(_scenario([Bulk(flows=1)], handshake_ack="separate"))
     check(_scenario([PackMime(rate=1, tcp=FULL_TCP)], handshake_ack="with_data"))
+
+
+def test_bare_syn_for_one_way_agents_only():
+    assert attrs(Tcp())["BareSyn"] == "true"
+    assert attrs(Tcp(), one_way=False)["BareSyn"] == "false"
+    assert attrs(Tcp(syn_options="ns3"))["BareSyn"] == "false"
+    assert attrs(Tcp(variant="cubic"))["BareSyn"] == "false"
+    with pytest.raises(ScenarioError, match="tcp.syn_options"):
+        check(_scenario([Bulk(flows=1)], syn_options="ns3"))
+    with pytest.raises(ScenarioError, match="syn_options"):
+        Tcp(syn_options="bare")
+    check(_scenario([PackMime(rate=1, tcp=FULL_TCP)], syn_options="none"))

@@ -34,6 +34,7 @@ proc aq_init {} {
         set AQ(fd,deque) [aq_open deque.tr]
     }
     set AQ(finished) 0
+    set AQ(bootleft) 0
     set AQ(ndone) 0
     set AQ(flows) {}
     set AQ(probes) {}
@@ -163,12 +164,31 @@ AqSinkApp instproc recv {n} {
     }
 }
 
+# The RTO clock's tick phase of bulk flows (aqmlab.workload.tick_phase): the start-of-run
+# reset of an agent with a planned seed draws its boot_time_ from the default generator
+# reseeded with that seed; after the last one the generator restarts the run's stream.
+Agent/TCP instproc reset {} {
+    global AQ defaultRNG
+    if {![info exists AQ(bootseed,$self)]} {
+        return [$self cmd reset]
+    }
+    $defaultRNG seed $AQ(bootseed,$self)
+    $self cmd reset
+    unset AQ(bootseed,$self)
+    if {[incr AQ(bootleft) -1] == 0} {
+        aq_seed_run
+    }
+}
+
 # Flow i from node src to node dst with TCP profile prof, starting at `start`; nbytes 0
-# is a bulk flow, else a transfer whose last byte completes the sink's `target` bytes.
-proc aq_flow {i src dst prof start nbytes target overhead} {
+# is a bulk flow, else a transfer whose last byte completes the sink's `target` bytes;
+# bootseed: the seed of its tick phase (above).
+proc aq_flow {i src dst prof start nbytes target overhead bootseed} {
     global ns N AQ
     set tcp [aq_agent_$prof]
     set sink [aq_sink_$prof]
+    set AQ(bootseed,$tcp) $bootseed
+    incr AQ(bootleft)
     $tcp set fid_ $i
     $tcp eventtrace $AQ(events)
     if {$overhead > 0} {

@@ -94,10 +94,13 @@ def transfer_target(tcp: Tcp, nbytes: float) -> tuple[int, int]:
 
 
 def _seed(seed: int, run: int) -> list[str]:
+    """Seed the default generator with the run's stream, now and (``aq_seed_run``) after the
+    bulk agents' tick phases are drawn."""
     lines = [f"$defaultRNG seed {seed % 2147483647 or 1}"]
     if run > 1:
         lines.append(f"for {{set i 1}} {{$i < {run}}} {{incr i}} {{ $defaultRNG next-substream }}")
-    return lines
+    body = "; ".join(lines)
+    return [*lines, f"proc aq_seed_run {{}} {{ global defaultRNG; {body} }}"]
 
 
 def flow_traces(plan: Plan, flows: Sequence[int]) -> list[str]:
@@ -169,7 +172,7 @@ def script_text(scenario: Scenario, plan: Plan, web: WebPart | None = None,
     for i, f in enumerate(plan.flows):
         target = transfer_target(f.tcp, f.size_bytes)[1] if f.size_bytes > 0 else 0
         out.append(f"aq_flow {i} {f.src} {f.dst} {profiles[f.tcp]} {_num(f.start_s)} "
-                   f"{int(f.size_bytes)} {target} {_num(f.processing_s)}")
+                   f"{int(f.size_bytes)} {target} {_num(f.processing_s)} {f.boot_seed}")
     out += web.setup
     if trace_flows:
         out += flow_traces(plan, trace_flows)

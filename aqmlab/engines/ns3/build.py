@@ -9,6 +9,7 @@ import numpy as np
 from aqmlab.kinds.tcp import Tcp
 from aqmlab.plan import Plan, PlanBrowsing
 from aqmlab.scenario import Scenario
+from aqmlab.workload.tick_phase import first_uniform
 
 HOLD_QUEUE = "aqmlab::HoldQueueDisc"
 
@@ -41,7 +42,7 @@ def build(cpp: Any, scenario: Scenario, plan: Plan) -> Any:
 
     for flow in plan.flows:
         exp.AddFlow(flow.src, flow.dst, profile(flow.tcp, True), flow.start_s,
-                    flow.size_bytes, flow.processing_s)
+                    flow.size_bytes, flow.processing_s, first_uniform(flow.boot_seed))
     for web in plan.web:
         if isinstance(web, PlanBrowsing):
             _add_browsing(exp, web, profile(web.tcp, False))

@@ -15,7 +15,7 @@ from aqmlab.engines.ns3 import loader
 from aqmlab.errors import NativeCodeError
 
 #: Must equal ``AQMLAB_CPP_VERSION`` in experiment.h.
-CPP_VERSION = 9
+CPP_VERSION = 10
 
 _lock = threading.Lock()
 _done = False

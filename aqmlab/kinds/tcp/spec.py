@@ -131,7 +131,8 @@ class Tcp(Spec):
       ACKs, ns-2's one-way DelAck sink holds a duplicate of the last in-order segment and
       the first data segment, and any immediate ACK ends a hold); ``handshake_ack``
       "separate" | "with_data" (ns-2's one-way agents send no pure ACK of the SYN/ACK: the
-      first data segment carries it).
+      first data segment carries it); ``syn_options`` "ns3" | "none" (ns-2's packet 0 and
+      its ACK are bare headers: no window-scale option bytes, the scaling still agreed).
     """
 
     variant: str = "reno"
@@ -175,6 +176,7 @@ class Tcp(Spec):
     ecn_window: str = "auto"
     delack_sink: str = "auto"
     handshake_ack: str = "auto"
+    syn_options: str = "auto"
 
     def __post_init__(self) -> None:
         TCP_VARIANTS.lookup(self.variant, "variant")

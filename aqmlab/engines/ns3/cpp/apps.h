@@ -50,8 +50,9 @@ class Sender : public Application
 
     /// `localPort` identifies the flow to receivers and probes (PORT_BASE + flow index).
     void Setup(const TcpProfile* profile, Address peer, uint16_t localPort, double maxBytes,
-               FlowStats* stats)
+               FlowStats* stats, double bootPhase)
     {
+        m_bootPhase = bootPhase;
         m_localPort = localPort;
         m_profile = profile;
         m_peer = peer;
@@ -64,6 +65,7 @@ class Sender : public Application
     {
         m_socket = MakeTcpSocket(GetNode(), *m_profile);
         m_socket->SetStats(m_stats);
+        m_socket->SetBootPhase(m_bootPhase);
         m_socket->TraceIfWanted(m_localPort);
         m_chunk = 0;
         UintegerValue mss;
@@ -152,6 +154,7 @@ class Sender : public Application
 
     const TcpProfile* m_profile{nullptr};
     uint16_t m_localPort{0};
+    double m_bootPhase{-1};
     Address m_peer;
     double m_maxBytes{0};
     double m_sent{0};

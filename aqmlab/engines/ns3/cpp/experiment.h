@@ -38,7 +38,7 @@ namespace aqmlab
 {
 using namespace ns3;
 
-constexpr int AQMLAB_CPP_VERSION = 9;
+constexpr int AQMLAB_CPP_VERSION = 10;
 /// Flow i's sender binds port PORT_BASE + i; receivers listen on LISTEN_PORT_BASE + profile.
 constexpr uint16_t PORT_BASE = 10000;
 constexpr uint16_t LISTEN_PORT_BASE = 5000;
@@ -140,9 +140,10 @@ class Experiment
         return m_profiles.size() - 1;
     }
 
-    /// A TCP flow from node `src` to node `dst`; `bytes` 0 = unlimited.
+    /// A TCP flow from node `src` to node `dst`; `bytes` 0 = unlimited; `bootPhase` in
+    /// [0, 1): its RTO clock's tick phase, as a fraction of the tick (-1: from its ports).
     uint32_t AddFlow(uint32_t src, uint32_t dst, uint32_t profile, double start, double bytes,
-                     double processing)
+                     double processing, double bootPhase)
     {
         FlowInfo f;
         f.src = src;
@@ -151,6 +152,7 @@ class Experiment
         f.start = start;
         f.target = bytes;
         f.processing = processing;
+        f.bootPhase = bootPhase;
         m_flowInfo.push_back(f);
         return m_flowInfo.size() - 1;
     }
@@ -398,7 +400,7 @@ class Experiment
             const uint16_t port = bulkPort++;
             m_registry.Add(Addr(f.src), port, i);
             tx->Setup(prof, InetSocketAddress(Addr(f.dst), listeners[lkey]).ConvertTo(), port,
-                      f.target, &m_stats[i]);
+                      f.target, &m_stats[i], f.bootPhase);
             m_nodes.Get(f.src)->AddApplication(tx);
             tx->SetStartTime(Seconds(f.start));
             if (f.target > 0)

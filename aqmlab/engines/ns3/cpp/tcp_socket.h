@@ -239,6 +239,14 @@ class AqmTcpSocket : public TcpSocketBase
                               "no such packet); false: ns-3's pure ACK before the data",
                               BooleanValue(false),
                               MakeBooleanAccessor(&AqmTcpSocket::m_ackWithData),
+                              MakeBooleanChecker())
+                .AddAttribute("BareSyn",
+                              "SYN and SYN/ACK leave without the window-scale option (ns-2's "
+                              "40-byte packet 0 and its ACK); both ends still scale their "
+                              "windows by the shift their receive buffer needs (both ends "
+                              "have the same buffer); false: ns-3's option",
+                              BooleanValue(false),
+                              MakeBooleanAccessor(&AqmTcpSocket::m_bareSyn),
                               MakeBooleanChecker());
         return tid;
     }
@@ -276,6 +284,9 @@ class AqmTcpSocket : public TcpSocketBase
           m_ecnHalvesWindow(other.m_ecnHalvesWindow),
           m_ns2DelAck(other.m_ns2DelAck),
           m_ackWithData(other.m_ackWithData),
+          m_bareSyn(other.m_bareSyn),
+          m_scaleWanted(other.m_scaleWanted),
+          m_sackWanted(other.m_sackWanted),
           m_stats(nullptr)
     {
         Live().insert(this);
@@ -327,6 +338,13 @@ class AqmTcpSocket : public TcpSocketBase
     }
 
     /// Count this socket's events into `stats` (sender side only; may be null).
+    /// This connection's tick phase, a fraction of the tick in [0, 1) that the plan drew
+    /// (bulk flows; the same draw as ns-2's boot_time_), or -1: BootPhase() hashes.
+    void SetBootPhase(double fraction)
+    {
+        m_bootFraction = fraction;
+    }
+
     void SetStats(FlowStats* stats)
     {
         m_stats = stats;
@@ -343,6 +361,8 @@ class AqmTcpSocket : public TcpSocketBase
     // none of its segments takes ns-3's linear endpoint scan; a listener takes the SYNs.
     int Connect(const Address& address) override
     {
+        m_scaleWanted = m_winScalingEnabled; // BareSyn: before a bare SYN/ACK turns it off
+        m_sackWanted = m_sackEnabled;
         const int r = TcpSocketBase::Connect(address);
         if (r == 0 && FastListenEnabled())
         {
@@ -353,6 +373,8 @@ class AqmTcpSocket : public TcpSocketBase
 
     int Listen() override
     {
+        m_scaleWanted = m_winScalingEnabled; // BareSyn: before a bare SYN turns it off
+        m_sackWanted = m_sackEnabled;
         const int r = TcpSocketBase::Listen();
         FastTcpDemux* d = m_tcp ? FastTcpDemux::For(PeekPointer(m_tcp)) : nullptr;
         if (r == 0 && d != nullptr && FastListenEnabled() && m_endPoint != nullptr &&
@@ -452,6 +474,10 @@ class AqmTcpSocket : public TcpSocketBase
         m_holdHandshakeAck = synSent && m_ackWithData;
         TcpSocketBase::DoForwardUp(packet, from, to);
         m_holdHandshakeAck = false;
+        if (m_bareSyn)
+        {
+            RestoreSack(); // a bare SYN or SYN/ACK turned it off (see BaseSendEmptyPacket)
+        }
         if (m_handshakeAckHeld)
         {
             // after ConnectionSucceeded, which ProcessSynSent scheduled now: the
@@ -875,10 +901,15 @@ class AqmTcpSocket : public TcpSocketBase
         return k >= 1 ? k : fallback;
     }
 
-    /// This connection's tick phase in [0, tick) (ns-2 draws boot_time_ per agent): a hash
-    /// of the run's seed and the connection's ports, so no random stream of the run moves.
+    /// This connection's tick phase in [0, tick) (ns-2 draws boot_time_ per agent): the
+    /// planned fraction of the tick, else a hash of the run's seed and the connection's
+    /// ports, so no random stream of the run moves.
     double BootPhase() const
     {
+        if (m_bootFraction >= 0)
+        {
+            return m_bootFraction * m_clockGranularity.GetSeconds();
+        }
         uint64_t x = (uint64_t(RngSeedManager::GetSeed()) << 32) ^ RngSeedManager::GetRun();
         if (m_endPoint != nullptr)
         {
@@ -1043,6 +1074,43 @@ class AqmTcpSocket : public TcpSocketBase
         SendEmptyPacket(TcpHeader::ACK);
     }
 
+    // ---- A bare SYN (BareSyn) ----------------------------------------------------------
+    // ns-2's one-way agents open with a 40-byte packet 0, acknowledged by a 40-byte ACK;
+    // ns-3's SYN and SYN/ACK carry the window-scale option (4 bytes each) and, with SACK,
+    // SACK-permitted (4 bytes with both). On Qiu's T1 every flow's first data left 54 us
+    // later than on ns-2.35, and with 100 flows starting within a second the later ones'
+    // first packets met other queues. A bare SYN leaves without options; both ends act as
+    // if they had been exchanged (both ends share the profile): the window shifts are what
+    // our receive buffer needs, and SACK stays as configured. ns-3 turns scaling and SACK
+    // off on a SYN without the options; it reads only the shifts after that, and
+    // RestoreSack turns SACK back on.
+    void BaseSendEmptyPacket(uint8_t flags)
+    {
+        if (!m_bareSyn || !(flags & TcpHeader::SYN))
+        {
+            TcpSocketBase::SendEmptyPacket(flags);
+            return;
+        }
+        m_winScalingEnabled = false;
+        m_sackEnabled = false;
+        TcpSocketBase::SendEmptyPacket(flags);
+        RestoreSack();
+        if (m_scaleWanted)
+        {
+            m_rcvWindShift = CalculateWScale();
+            m_sndWindShift = m_rcvWindShift;
+        }
+    }
+
+    void RestoreSack()
+    {
+        if (m_sackEnabled != m_sackWanted)
+        {
+            m_sackEnabled = m_sackWanted;
+            m_txBuffer->SetSackEnabled(m_sackWanted);
+        }
+    }
+
     void SendEmptyPacket(uint8_t flags) override
     {
         if (m_holdHandshakeAck && flags == TcpHeader::ACK && m_state == ESTABLISHED)
@@ -1080,7 +1148,7 @@ class AqmTcpSocket : public TcpSocketBase
         const bool fin = flags & TcpHeader::FIN;
         if (!(syn || fin) || !ManagesRto())
         {
-            TcpSocketBase::SendEmptyPacket(flags);
+            BaseSendEmptyPacket(flags);
             return;
         }
         // A SYN is only ever resent by its timer; a SYN/ACK also answers a duplicate SYN
@@ -1098,7 +1166,7 @@ class AqmTcpSocket : public TcpSocketBase
             m_clock.Backoff(m_minRto.GetSeconds(), MAX_RTO_S);
         }
         const uint32_t uid = m_retxEvent.GetUid();
-        TcpSocketBase::SendEmptyPacket(flags);
+        BaseSendEmptyPacket(flags);
         if (m_retxEvent.IsPending() && m_retxEvent.GetUid() != uid)
         {
             m_rto = Seconds(RtoNow());
@@ -1909,6 +1977,9 @@ class AqmTcpSocket : public TcpSocketBase
     bool m_ecnHalvesWindow{false};
     bool m_ns2DelAck{false};
     bool m_ackWithData{false};
+    bool m_bareSyn{false};
+    bool m_scaleWanted{true}; // BareSyn: window scaling as configured (Connect / Listen)
+    bool m_sackWanted{true};  // BareSyn: SACK as configured (Connect / Listen)
     bool m_holdHandshakeAck{false}; // inside ProcessSynSent (DoForwardUp in SYN_SENT)
     bool m_handshakeAckHeld{false};
     double m_ecnCwnd{0};            // bytes: cwnd set by an ECN echo, kept when CWR ends
@@ -1927,6 +1998,7 @@ class AqmTcpSocket : public TcpSocketBase
     Ns2RtoClock m_clock;
     bool m_clockReady{false};
     bool m_bootSet{false};
+    double m_bootFraction{-1}; // SetBootPhase
     bool m_rttActive{false};        // a segment is being timed (rtt_active_)
     SequenceNumber32 m_rttSeq{0};   // an ACK at or above this ends the timing
     Time m_rttSentAt;               // when the timed segment left (rtt_ts_)
