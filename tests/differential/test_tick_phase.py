@@ -18,8 +18,8 @@ import subprocess
 
 import pytest
 
-from aqmlab.engines import ns2
 from aqmlab.engines.flow_trace import flow_trace
+from aqmlab.engines.ns2.runner import binary
 from aqmlab.studies.setups import pentikousis
 from aqmlab.workload.tick_phase import MAX_SEED, first_uniform
 from tests.differential.packets import data_packets, parting_index
@@ -41,7 +41,7 @@ def test_first_uniform_is_ns235s_first_draw(tmp_path):
     script = tmp_path / "rng.tcl"
     script.write_text("".join(f"set r [new RNG]; $r seed {s}; puts [$r next-random]\n"
                               for s in SEEDS))
-    out = subprocess.run([ns2.binary(), str(script)], capture_output=True, text=True,
+    out = subprocess.run([binary(), str(script)], capture_output=True, text=True,
                          check=True, cwd=tmp_path).stdout.split()
     assert [int(x) for x in out] == [int(2**31 * first_uniform(s)) for s in SEEDS]
 
