@@ -2,10 +2,17 @@
 
 The headers are header-only C++ in namespace ``aqmlab``; ``aqmlab.h`` includes them all.
 They must also compile with g++ against the wheel's headers (see ``bench/native``).
+
+``AQMLAB_TIME_RESOLUTION`` ("ns", the default, or "ps" or "fs") sets ns-3's time step for
+the whole process at the first load (ns-3 allows it once). At "fs" the "ns2" ``tx_time``
+clock (cpp/ns2_tx_clock.h) takes ns-2's own double steps, and ties that ns-2 orders by
+its floating-point rounding go its way (tests/differential/test_fs_clock.py); int64
+femtoseconds reach 9,223 s of simulated time.
 """
 
 from __future__ import annotations
 
+import os
 import threading
 from importlib import resources
 from pathlib import Path
@@ -13,6 +20,9 @@ from typing import Any
 
 from aqmlab.engines.ns3 import loader
 from aqmlab.errors import NativeCodeError
+
+#: ``AQMLAB_TIME_RESOLUTION`` values -> ns-3 ``Time`` units.
+RESOLUTIONS = {"ns": "NS", "ps": "PS", "fs": "FS"}
 
 #: Must equal ``AQMLAB_CPP_VERSION`` in experiment.h.
 CPP_VERSION = 10
@@ -36,9 +46,19 @@ def load() -> Any:
                 loader.cppdef('#include "aqmlab.h"')
             except SyntaxError as err:
                 raise NativeCodeError(f"aqmlab's C++ failed to compile:\n{err}") from err
+            _set_resolution(os.environ.get("AQMLAB_TIME_RESOLUTION", "") or "ns")
             _done = True
     ns = loader.gbl().aqmlab
     if int(ns.AQMLAB_CPP_VERSION) != CPP_VERSION:
         raise NativeCodeError(
             f"C++ layer version {int(ns.AQMLAB_CPP_VERSION)} != Python side {CPP_VERSION}")
     return ns
+
+
+def _set_resolution(name: str) -> None:
+    """ns-3's time step for this process (once, before any simulation)."""
+    if name not in RESOLUTIONS:
+        raise NativeCodeError(f"AQMLAB_TIME_RESOLUTION={name!r}: one of {sorted(RESOLUTIONS)}")
+    if name != "ns":
+        time = loader.gbl().ns3.Time
+        time.SetResolution(getattr(time, RESOLUTIONS[name]))

@@ -12,6 +12,15 @@
 // (ns-2's step longer than exact), down (shorter) or to the nearest (exact) and ns-3's own
 // rounding: -1, 0 or +1 step. The device then starts its next packet that much earlier or
 // later; the channel still delivers each packet after ns-3's own time.
+//
+// The sign alone matches ns-2 only while its errors stay one way: its size is ~1e-17 s to
+// ~1e-15 s (it grows with the binade), ns-3's 0.2 to 0.8 ns. A timer that spans a binade
+// (Qiu's T1: a 4 s RTO set at 13.08 s, firing at 17.08 s, 1544 slots of exactly 1/386 s)
+// sums ns-2's errors to -7e-13 s (fast) and ns-3's to +0.3 us (slow): a tie with the ACK
+// clock goes the other way (tests/differential/test_fs_clock.py). At a time resolution
+// finer than 1 ns (AQMLAB_TIME_RESOLUTION=fs, aqmlab/engines/ns3/native.py) each
+// transmission instead takes ns-2's own double step, clock_ + txt - clock_, rounded to
+// the nearest time step: ns-3's clock then follows ns-2's to ~1e-15 s per packet.
 #pragma once
 #include "ns3/core-module.h"
 #include "ns3/network-module.h"
@@ -93,6 +102,16 @@ class Ns2TxClock : public SimpleRefCount<Ns2TxClock>
             it = m_times.emplace(bytes, Rounded{nearest.GetTimeStep(), down, up}).first;
         }
         const Rounded& r = it->second;
+        if (m_stepsPerSecond > 1000000000)
+        {
+            // finer than 1 ns: ns-2's step itself (Ns2StepSign's `step`), to the nearest step
+            const double txt = 8. * bytes / double(m_rate.GetBitRate());
+            volatile double next = now + txt;
+            const double step = next - now;
+            const auto target = static_cast<int64_t>(
+                std::llround(static_cast<long double>(step) * m_stepsPerSecond));
+            return Time(static_cast<int64_t>(target - r.nearest));
+        }
         const int sign = Ns2StepSign(bytes, m_rate.GetBitRate(), now);
         const int64_t target = sign > 0 ? r.up : (sign < 0 ? r.down : r.nearest);
         return Time(static_cast<int64_t>(target - r.nearest));
