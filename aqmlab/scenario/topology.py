@@ -4,19 +4,26 @@ parking lot, with a queue discipline (:mod:`aqmlab.kinds.queues`) on every link 
 ``rate_scale`` multiplies every link rate given to ns-3 (to emulate ns-2's header-less
 packets); ``bottleneck_rate_bps`` and ``Link.rate_bps`` are the nominal, unscaled rates.
 
-``tx_time`` says how ns-3 puts a packet's transmission time (8 size / rate) on its clock of
-whole nanoseconds, on every link of the topology:
+``tx_time`` says how ns-3 puts a packet's transmission time (8 size / rate) on its clock
+(a femtosecond step in aqmlab, 1 ns in stock ns-3: ``aqmlab.engines.ns3.native``), on every
+link of the topology:
 
-- "ns3" (ns-3's ``DataRate::CalculateBytesTxTime``): rounded to the nearest nanosecond.
+- "ns3" (ns-3's ``DataRate::CalculateBytesTxTime``): rounded to the nearest time step.
   A busy link's departures then run ahead of or behind exact arithmetic by up to half a
-  nanosecond per packet, always the same way for one size and rate.
+  step per packet, always the same way for one size and rate.
 - "ns2": rounded towards the side on which ns-2.35 errs. ns-2 computes in doubles: a link
   busy with back-to-back packets advances its clock by 8 size / rate rounded to a multiple
   of the current time's ulp (``clock_ + txt`` in ``Scheduler::schedule``), so its departures
   too run ahead of or behind exact arithmetic, by ~1e-15 s per packet, the way given by
   that rounding at the current time (it can change each time the simulated time doubles).
-  aqmlab rounds each transmission time up to the next nanosecond where ns-2's step is
-  longer than exact, down where it is shorter, to the nearest where it is exact.
+  At the femtosecond step each transmission takes ns-2's own double step (``clock_ + txt
+  - clock_`` at the current time) rounded to the femtosecond, so ns-3's clock follows
+  ns-2's. At a 1-ns step (``AQMLAB_TIME_RESOLUTION=ns``) aqmlab can only round each time
+  up to the next nanosecond where ns-2's step is longer than exact, down where it is
+  shorter, to the nearest where it is exact: the right side, but by up to 0.8 ns where
+  ns-2 errs by 1e-15 s, so a timer spanning the 16-s binade (Qiu's 100 flows, a 4 s RTO
+  from 13.08 s) summed to the other side of a tie with the ACK clock
+  (tests/differential/test_fs_clock.py).
 
 What it changes is the order of events that coincide in exact arithmetic. Qiu's T1 sends
 500-byte packets at 1.544 Mb/s x 1.004: exactly 386 per second, so a retransmission timer
@@ -29,8 +36,8 @@ and drop the retransmission, which backs its timer off again. Without random pro
 time (drop-tail's phase effect) that alone separated the engines' timeouts by 10 % and
 Jain's index by 0.05 at 300 flows. Transmissions still reach the far end after ns-3's own
 (nearest) time: only when the next one starts moves (the device's ``InterframeGap``, set
-per packet to the difference, -1, 0 or +1 ns). ns-2 runs always have ns-2's clock: the
-field only chooses ns-3's. Serialised only when "ns2".
+per packet to the difference). ns-2 runs always have ns-2's clock: the field only chooses
+ns-3's. Serialised only when "ns2".
 """
 
 from __future__ import annotations

@@ -7,8 +7,8 @@ first data segment left 54 us later than on ns-2.35. With 100 flows starting wit
 second, each later flow's first packets then met another queue: at seed 1 the engines'
 data packets parted at 0.39 s (flow 62's first segment, 2.5 ms apart). With bare SYNs
 (and the tick phases of ``test_tick_phase.py``) every flow sends the same segments at the
-same instants (within 5 us: ns-2 traces microseconds) until 18.07 s, where flow 80's
-fifth duplicate ACK comes one T1 slot later on ns-3 (not traced further).
+same instants (within 5 us: ns-2 traces microseconds); with ns-3's old 1-ns clock until
+18.07 s, where a tie went the other way (``test_fs_clock.py``).
 """
 
 from __future__ import annotations

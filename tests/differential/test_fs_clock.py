@@ -1,6 +1,6 @@
 """A tie that ns-2.35 orders by the size of its floating-point errors, which ns-3's clock of
-whole nanoseconds cannot follow; at femtoseconds it can (``AQMLAB_TIME_RESOLUTION=fs``,
-aqmlab/engines/ns3/cpp/ns2_tx_clock.h).
+whole nanoseconds cannot follow; at femtoseconds, aqmlab's default time step, it can
+(``AQMLAB_TIME_RESOLUTION``, aqmlab/engines/ns3/native.py and cpp/ns2_tx_clock.h).
 
 Qiu's phase-locked 100-flow T1 (seed 1): flow 47's 4 s retransmission timer, set by an ACK
 at 13.08 s, expires at 17.082252 s when flow 80's ACK arrives, 1544 T1 slots of exactly
@@ -77,10 +77,8 @@ def _partings(a: pd.DataFrame, b: pd.DataFrame, tol: float = TOL) -> dict[int, f
     return out
 
 
-def test_nanoseconds_order_the_tie_the_other_way(ns2_events):
-    if os.environ.get("AQMLAB_TIME_RESOLUTION", "ns") not in ("", "ns"):
-        pytest.skip("this process runs ns-3 at another resolution")
-    ns3 = flow_trace(scenario("ns3"), range(FLOWS))[1]
+def test_nanoseconds_order_the_tie_the_other_way(ns2_events, tmp_path):
+    ns3 = _ns3_at("ns", tmp_path)
     parted = _partings(ns2_events, ns3, NS_TOL)
     assert min(parted.values()) == pytest.approx(18.071887, abs=TOL)
     assert min(parted, key=parted.get) == 80
@@ -90,7 +88,9 @@ def test_nanoseconds_order_the_tie_the_other_way(ns2_events):
     assert y.t.iloc[i] - x.t.iloc[i] == pytest.approx(1 / 386, abs=NS_TOL)  # one T1 slot
 
 
-def test_femtoseconds_follow_ns2_packet_for_packet(ns2_events, tmp_path):
-    ns3 = _ns3_at("fs", tmp_path)
+def test_femtoseconds_follow_ns2_packet_for_packet(ns2_events):
+    if os.environ.get("AQMLAB_TIME_RESOLUTION", "") not in ("", "fs"):
+        pytest.skip("this process runs ns-3 at another time step")
+    ns3 = flow_trace(scenario("ns3"), range(FLOWS))[1]
     assert _partings(ns2_events, ns3) == {}
     assert (data_packets(ns3, 80).t > 18.08).any()  # past the tie's consequence

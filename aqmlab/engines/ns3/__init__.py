@@ -42,8 +42,15 @@ def available() -> bool:
 
 
 def check(scenario: Scenario) -> None:
-    """Refuse what only the ns-2 engine can do: ns-2.35's own PackMimeHTTP generator. Every
-    kind aqmlab defines maps onto ns-3."""
+    """Refuse what only the ns-2 engine can do, ns-2.35's own PackMimeHTTP generator, and
+    runs longer than the time step allows. Every kind aqmlab defines maps onto ns-3."""
+    run = scenario.run
+    limit = native.max_duration_s()
+    if run.duration_s > limit:
+        raise ScenarioError("run.duration", run.duration,
+                            f"at most {limit:.0f} s on ns-3 at its {native.resolution()} time "
+                            "step (int64 steps)",
+                            "split the run, or set AQMLAB_TIME_RESOLUTION=ps (or ns)")
     for k, group in enumerate(scenario.traffic):
         if getattr(group, "generator", "aqmlab") != "aqmlab":
             raise ScenarioError(f"traffic[{k}].generator", group.generator,

@@ -3,11 +3,13 @@
 The headers are header-only C++ in namespace ``aqmlab``; ``aqmlab.h`` includes them all.
 They must also compile with g++ against the wheel's headers (see ``bench/native``).
 
-``AQMLAB_TIME_RESOLUTION`` ("ns", the default, or "ps" or "fs") sets ns-3's time step for
-the whole process at the first load (ns-3 allows it once). At "fs" the "ns2" ``tx_time``
-clock (cpp/ns2_tx_clock.h) takes ns-2's own double steps, and ties that ns-2 orders by
-its floating-point rounding go its way (tests/differential/test_fs_clock.py); int64
-femtoseconds reach 9,223 s of simulated time.
+ns-3's time step is a femtosecond (``AQMLAB_TIME_RESOLUTION``: "fs", the default, "ps" or
+"ns", ns-3's own default), set for the whole process at the first load (ns-3 allows it
+once). ns-2.35 keeps time in doubles; at 1 ns ns-3 rounds every transmission time by up to
+0.5 ns, and a tie that ns-2 orders by its ~1e-15 s rounding (a timer and the ACK clock on
+Qiu's T1) went the other way. At "fs" the "ns2" ``tx_time`` clock (cpp/ns2_tx_clock.h)
+takes ns-2's own double steps (tests/differential/test_fs_clock.py). int64 femtoseconds
+reach 9,223 s of simulated time: :func:`max_duration_s`.
 """
 
 from __future__ import annotations
@@ -21,8 +23,23 @@ from typing import Any
 from aqmlab.engines.ns3 import loader
 from aqmlab.errors import NativeCodeError
 
-#: ``AQMLAB_TIME_RESOLUTION`` values -> ns-3 ``Time`` units.
-RESOLUTIONS = {"ns": "NS", "ps": "PS", "fs": "FS"}
+#: ``AQMLAB_TIME_RESOLUTION`` values -> (ns-3 ``Time`` unit, steps per second).
+RESOLUTIONS = {"ns": ("NS", 10**9), "ps": ("PS", 10**12), "fs": ("FS", 10**15)}
+DEFAULT_RESOLUTION = "fs"
+
+
+def resolution() -> str:
+    """This process's ns-3 time step ("fs", "ps" or "ns")."""
+    name = os.environ.get("AQMLAB_TIME_RESOLUTION", "") or DEFAULT_RESOLUTION
+    if name not in RESOLUTIONS:
+        raise NativeCodeError(f"AQMLAB_TIME_RESOLUTION={name!r}: one of {sorted(RESOLUTIONS)}")
+    return name
+
+
+def max_duration_s() -> float:
+    """The longest run this process's time step allows, with room for the RTO's 60 s and
+    the end-of-run drain (int64 steps: 9,223 s at "fs")."""
+    return (2**63 - 1) / RESOLUTIONS[resolution()][1] - 200.0
 
 #: Must equal ``AQMLAB_CPP_VERSION`` in experiment.h.
 CPP_VERSION = 10
@@ -46,7 +63,7 @@ def load() -> Any:
                 loader.cppdef('#include "aqmlab.h"')
             except SyntaxError as err:
                 raise NativeCodeError(f"aqmlab's C++ failed to compile:\n{err}") from err
-            _set_resolution(os.environ.get("AQMLAB_TIME_RESOLUTION", "") or "ns")
+            _set_resolution(resolution())
             _done = True
     ns = loader.gbl().aqmlab
     if int(ns.AQMLAB_CPP_VERSION) != CPP_VERSION:
@@ -57,8 +74,6 @@ def load() -> Any:
 
 def _set_resolution(name: str) -> None:
     """ns-3's time step for this process (once, before any simulation)."""
-    if name not in RESOLUTIONS:
-        raise NativeCodeError(f"AQMLAB_TIME_RESOLUTION={name!r}: one of {sorted(RESOLUTIONS)}")
     if name != "ns":
         time = loader.gbl().ns3.Time
-        time.SetResolution(getattr(time, RESOLUTIONS[name]))
+        time.SetResolution(getattr(time, RESOLUTIONS[name][0]))
