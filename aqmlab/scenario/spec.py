@@ -41,6 +41,9 @@ __all__ = ["ENGINE_NAMES", "RunControl", "Scenario", "as_scenario", "parse_path"
 #: The simulator engines a scenario can name in ``run.engine`` (aqmlab.engines).
 ENGINE_NAMES = ("ns3", "ns2")
 
+#: ``run.random_stream``: where ns-3's RED early-drop tests and sender processing times draw.
+RANDOM_STREAMS = ("ns2", "ns3")
+
 
 @dataclass(frozen=True, kw_only=True)
 class RunControl(Spec):
@@ -56,6 +59,12 @@ class RunControl(Spec):
     the set-ups it supports; left out of ``to_dict`` when "ns3", so older hashes hold).
     ``force`` skips the soft limits of :mod:`aqmlab.scenario.limits` (the deliberate giant
     run; not in the hash, written only when true).
+    ``random_stream`` (ns-3 engine): "ns2" (default) draws RED's early-drop tests and the
+    senders' random processing times from one stream per run, ns-2.35's default generator
+    (MRG32k3a) seeded as the ns-2 engine seeds it, in event order as ns-2.35 does, so that
+    both engines draw the same numbers; "ns3": each queue disc its own ns-3 stream (aqmlab
+    before 0.7.0). Other AQMs (CoDel, PIE, ...) keep ns-3's streams; the ns-2 engine always
+    uses its generator. Written only when "ns3", so older hashes hold.
     """
 
     duration: str | float = "100s"
@@ -68,6 +77,7 @@ class RunControl(Spec):
     stop_after_responses: int | None = None
     engine: str = "ns3"
     force: bool = False
+    random_stream: str = "ns2"
 
     def __post_init__(self) -> None:
         duration = check_time(self.duration, "duration", positive=True)
@@ -88,6 +98,7 @@ class RunControl(Spec):
             check_int(self.stop_after_responses, "stop_after_responses", ge=1)
         check_choice(self.engine, "engine", ENGINE_NAMES)
         check_bool(self.force, "force")
+        check_choice(self.random_stream, "random_stream", RANDOM_STREAMS)
 
     def to_dict(self) -> dict[str, Any]:
         d = super().to_dict()
@@ -95,6 +106,8 @@ class RunControl(Spec):
             del d["engine"]
         if not d["force"]:  # written only when true: older scenarios keep their form
             del d["force"]
+        if d["random_stream"] == "ns2":  # the default: older scenarios keep their hashes
+            del d["random_stream"]
         return d
 
     @property

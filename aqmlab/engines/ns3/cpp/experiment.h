@@ -16,6 +16,7 @@
 #include "flow_stats.h"
 #include "hold_queue_disc.h"
 #include "ns2_ecn_red_queue_disc.h"
+#include "ns2_rng.h"
 #include "ns2_tx_clock.h"
 #include "probes.h"
 #include "tcp_socket.h"
@@ -38,7 +39,7 @@ namespace aqmlab
 {
 using namespace ns3;
 
-constexpr int AQMLAB_CPP_VERSION = 10;
+constexpr int AQMLAB_CPP_VERSION = 11;
 /// Flow i's sender binds port PORT_BASE + i; receivers listen on LISTEN_PORT_BASE + profile.
 constexpr uint16_t PORT_BASE = 10000;
 constexpr uint16_t LISTEN_PORT_BASE = 5000;
@@ -257,6 +258,25 @@ class Experiment
             throw std::invalid_argument("tx_time must be ns3 or ns2, not " + mode);
         }
         m_ns2TxTime = mode == "ns2";
+    }
+
+    /// Where RED's early-drop test and the hold queue's processing times draw (run
+    /// random_stream): "ns3" (each disc its own ns-3 stream) or "ns2" (one stream per run,
+    /// ns-2.35's default generator seeded as aqmlab's ns-2 engine seeds it, ns2_rng.h).
+    void SetRandomStream(const std::string& mode, uint64_t seed, uint64_t run)
+    {
+        if (mode != "ns3" && mode != "ns2")
+        {
+            throw std::invalid_argument("random_stream must be ns3 or ns2, not " + mode);
+        }
+        m_useNs2Rng = mode == "ns2";
+        SeedNs2Run(m_ns2Rng, seed, run);
+    }
+
+    /// Draws taken from the shared ns-2 stream so far.
+    double Ns2Draws() const
+    {
+        return double(m_ns2Rng.Draws());
     }
 
     /// Stop once `n` web responses that started after the warm-up have completed (0: never).
@@ -655,7 +675,8 @@ class Experiment
         if (q.type == "aqmlab::HoldQueueDisc")
         {
             Ptr<HoldQueueDisc> h = CreateObject<HoldQueueDisc>();
-            h->Configure(&m_flowInfo, &m_registry, 1000 + m_holdStreams++);
+            h->Configure(&m_flowInfo, &m_registry, 1000 + m_holdStreams++,
+                         m_useNs2Rng ? &m_ns2Rng : nullptr);
             qd = h;
         }
         else if (q.type == "aqmlab::DropListQueueDisc")
@@ -717,19 +738,37 @@ class Experiment
                 Ptr<Ns2RedQueueDisc> child =
                     Factory("aqmlab::Ns2RedQueueDisc", red).Create<Ns2RedQueueDisc>();
                 child->SetDevice(DynamicCast<PointToPointNetDevice>(dev));
+                UseNs2Rng(child);
                 w->Configure(child);
             }
             else
             {
-                w->Configure(Factory("ns3::RedQueueDisc", red).Create<RedQueueDisc>());
+                Ptr<RedQueueDisc> child = Factory("ns3::RedQueueDisc", red).Create<RedQueueDisc>();
+                UseNs2Rng(child);
+                w->Configure(child);
             }
             qd = w;
         }
         else
         {
             qd = Factory(q.type, q.attributes).Create<QueueDisc>();
+            UseNs2Rng(DynamicCast<RedQueueDisc>(qd));
         }
         dev->GetNode()->GetObject<TrafficControlLayer>()->SetRootQueueDiscOnDevice(dev, qd);
+    }
+
+    /// With random_stream "ns2", RED's early-drop draws (RedQueueDisc::DropEarly's
+    /// m_uv->GetValue(), where ns-2's drop_early draws Random::uniform()) come from the
+    /// run's ns-2 stream.
+    void UseNs2Rng(Ptr<RedQueueDisc> red)
+    {
+        if (!red || !m_useNs2Rng)
+        {
+            return;
+        }
+        Ptr<Ns2UniformVariable> uv = CreateObject<Ns2UniformVariable>();
+        uv->SetRng(&m_ns2Rng);
+        (*red).*Get(red_state::Uv{}) = uv; // friend found by ADL
     }
 
     /// An ns-3 object factory for `type` with these attribute values (strings).
@@ -795,6 +834,8 @@ class Experiment
     std::map<std::tuple<uint32_t, uint32_t, uint32_t>, Ptr<WebClient>> m_browseClients;
     uint64_t m_stopAfter = 0, m_webDone = 0, m_webFlows = 0;
     bool m_ns2TxTime = false; // topology tx_time "ns2": Ns2TxClock on every device
+    bool m_useNs2Rng = false; // run random_stream "ns2": RED and holds draw from m_ns2Rng
+    Ns2Rng m_ns2Rng;
     std::vector<LinkRec> m_links;
     std::vector<std::unique_ptr<TcpProfile>> m_profiles;
     std::vector<FlowInfo> m_flowInfo;

@@ -41,8 +41,9 @@ class FlowRegistry
         return it != m_map.end() ? int64_t(it->second) : -1;
     }
 
-    /// Flow of an IPv4 queue-disc item carrying TCP, or -1; `data` = carries payload.
-    int64_t Lookup(Ptr<const QueueDiscItem> item, bool& data) const
+    /// Flow of an IPv4 queue-disc item carrying TCP, or -1; `data` = carries payload;
+    /// `flags` (if given): the TCP flags.
+    int64_t Lookup(Ptr<const QueueDiscItem> item, bool& data, uint8_t* flags = nullptr) const
     {
         Ptr<const Ipv4QueueDiscItem> ip = DynamicCast<const Ipv4QueueDiscItem>(item);
         TcpFields tcp;
@@ -51,6 +52,10 @@ class FlowRegistry
             return -1;
         }
         data = item->GetPacket()->GetSize() > tcp.headerBytes;
+        if (flags)
+        {
+            *flags = tcp.flags;
+        }
         const Ipv4Header& h = ip->GetHeader();
         return Lookup(h.GetSource(), tcp.sourcePort, h.GetDestination(), tcp.destinationPort);
     }

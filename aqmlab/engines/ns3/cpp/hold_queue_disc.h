@@ -1,15 +1,22 @@
 // aqmlab/engines/ns3/cpp/hold_queue_disc.h -- random sender processing time (Qiu, Zhang, Keshav §4).
 //
-// Reproduces ns-2's Agent/TCP `overhead_`: when a flow would send while idle, a timer
-// U(0, overhead) is armed and everything the flow sends meanwhile leaves back-to-back
-// when it fires. Installed as the root queue disc of a sender's access device, it holds
-// the data segments of each flow that has a processing time; all other packets pass.
-// Differences from ns-2: a fast retransmission sent while a hold is armed also waits, and
-// packets sent while a released burst drains join it. Flows share a hold only if they use
-// the same sender host and their indices are equal modulo 255.
+// Reproduces ns-2's Agent/TCP `overhead_` (tcp.cc send_much()): when a flow could send and
+// no delayed-send timer is pending, a timer U(0, overhead) is armed (one draw) and
+// everything the flow may send meanwhile leaves together when it fires (send_much(force)).
+// Installed as the root queue disc of a sender's access device, it holds the data segments
+// and the SYN of each flow that has a processing time (ns-2's one-way agent sends its
+// SYN-like packet 0 through send_much too); all other packets pass. When the timer fires
+// the held packets join the device's FIFO at once, as ns-2 hands the burst to the link
+// queue, and the next packet arms a new hold even while the burst drains. A retransmission
+// in fast recovery passes at once without a draw (ns-2 Reno's dupack action calls output()
+// directly; SendContext::fastRetransmit). Draws come from the ns-3 stream of this disc or,
+// with run.random_stream "ns2", from the run's shared ns-2 stream (ns2_rng.h), where ns-2
+// draws Random::uniform(overhead_). Flows share a hold only if they use the same sender
+// host and their indices are equal modulo 255.
 #pragma once
 #include "flow_registry.h"
 #include "flow_stats.h"
+#include "ns2_rng.h"
 
 #include "ns3/drop-tail-queue.h"
 #include "ns3/internet-module.h"
@@ -43,20 +50,21 @@ class HoldQueueDisc : public QueueDisc
     }
 
     /// Flows are recognised through the registry of open connections.
+    /// `ns2`: the run's shared ns-2 stream, or null for this disc's own ns-3 stream.
     void Configure(const std::vector<FlowInfo>* flows, const FlowRegistry* registry,
-                   int64_t stream)
+                   int64_t stream, Ns2Rng* ns2 = nullptr)
     {
         m_flows = flows;
         m_registry = registry;
         m_rng->SetStream(stream);
+        m_ns2 = ns2;
     }
 
   private:
     enum State : uint8_t
     {
-        CLOSED, // empty, next arrival arms a hold
+        CLOSED, // no timer, next arrival arms a hold
         HELD,   // timer armed, packets accumulate
-        OPEN,   // timer fired, draining back-to-back
     };
 
     /// Maximum hold of this packet's flow (0: pass through) and its internal queue.
@@ -64,8 +72,10 @@ class HoldQueueDisc : public QueueDisc
     {
         queue = 0;
         bool data = false;
-        const int64_t f = m_flows && m_registry ? m_registry->Lookup(item, data) : -1;
-        if (f < 0 || !data)
+        uint8_t flags = 0;
+        const int64_t f = m_flows && m_registry ? m_registry->Lookup(item, data, &flags) : -1;
+        const bool syn = (flags & 0x12) == 0x02; // SYN without ACK
+        if (f < 0 || !(data || syn))
         {
             return 0;
         }
@@ -77,56 +87,57 @@ class HoldQueueDisc : public QueueDisc
     {
         uint32_t q = 0;
         const double maxHold = Classify(item, q);
-        if (maxHold <= 0)
+        if (maxHold <= 0 || SendContext::fastRetransmit)
         {
             q = 0;
         }
         else if (m_state[q] == CLOSED)
         {
             m_state[q] = HELD;
-            Simulator::Schedule(Seconds(m_rng->GetValue(0, maxHold)), &HoldQueueDisc::Release,
-                                this, q);
+            m_held[q] = 0;
+            // ns-2: Random::uniform(overhead_) = overhead_ U; ns-3: 0 + U (max - 0)
+            const double hold = m_ns2 ? maxHold * m_ns2->Draw() : m_rng->GetValue(0, maxHold);
+            Simulator::Schedule(Seconds(hold), &HoldQueueDisc::Release, this, q);
         }
-        return GetInternalQueue(q)->Enqueue(item);
+        if (!GetInternalQueue(q)->Enqueue(item))
+        {
+            return false;
+        }
+        if (q == 0)
+        {
+            m_fifo.push_back(0);
+        }
+        else
+        {
+            ++m_held[q];
+        }
+        return true;
     }
 
+    /// The timer fired: the held packets join the FIFO at once, in order (a packet of the
+    /// next hold of this flow waits in the same internal queue behind them).
     void Release(uint32_t q)
     {
-        m_state[q] = OPEN;
-        m_open.push_back(q);
+        m_fifo.insert(m_fifo.end(), m_held[q], q);
+        m_held[q] = 0;
+        m_state[q] = CLOSED;
         Run();
     }
 
     Ptr<QueueDiscItem> DoDequeue() override
     {
-        if (!GetInternalQueue(0)->IsEmpty())
+        if (m_fifo.empty())
         {
-            return GetInternalQueue(0)->Dequeue();
+            return nullptr;
         }
-        while (!m_open.empty())
-        {
-            const uint32_t q = m_open.front();
-            Ptr<QueueDiscItem> item = GetInternalQueue(q)->Dequeue();
-            if (GetInternalQueue(q)->IsEmpty())
-            {
-                m_open.pop_front();
-                m_state[q] = CLOSED;
-            }
-            if (item)
-            {
-                return item;
-            }
-        }
-        return nullptr;
+        const uint32_t q = m_fifo.front();
+        m_fifo.pop_front();
+        return GetInternalQueue(q)->Dequeue();
     }
 
     Ptr<const QueueDiscItem> DoPeek() override
     {
-        if (!GetInternalQueue(0)->IsEmpty())
-        {
-            return GetInternalQueue(0)->Peek();
-        }
-        return m_open.empty() ? nullptr : GetInternalQueue(m_open.front())->Peek();
+        return m_fifo.empty() ? nullptr : GetInternalQueue(m_fifo.front())->Peek();
     }
 
     bool CheckConfig() override
@@ -140,6 +151,7 @@ class HoldQueueDisc : public QueueDisc
             }
         }
         m_state.assign(N_QUEUES, CLOSED);
+        m_held.assign(N_QUEUES, 0);
         return GetNQueueDiscClasses() == 0 && GetNPacketFilters() == 0;
     }
 
@@ -150,8 +162,10 @@ class HoldQueueDisc : public QueueDisc
     const std::vector<FlowInfo>* m_flows{nullptr};
     const FlowRegistry* m_registry{nullptr};
     Ptr<UniformRandomVariable> m_rng;
+    Ns2Rng* m_ns2{nullptr};
     std::vector<State> m_state;
-    std::deque<uint32_t> m_open;
+    std::vector<uint32_t> m_held; // packets of the armed hold, per internal queue
+    std::deque<uint32_t> m_fifo;  // internal queue of each packet free to leave, in order
 };
 
 } // namespace aqmlab

@@ -100,6 +100,7 @@ struct VProb    { using type = double RedQueueDisc::*;   friend type Get(VProb);
 struct HardDrop { using type = bool RedQueueDisc::*;     friend type Get(HardDrop); };
 struct Ns1      { using type = bool RedQueueDisc::*;     friend type Get(Ns1); };
 struct Cautious { using type = uint32_t RedQueueDisc::*; friend type Get(Cautious); };
+struct Uv       { using type = Ptr<UniformRandomVariable> RedQueueDisc::*; friend type Get(Uv); };
 struct EstimatorF
 {
     using type = double (RedQueueDisc::*)(uint32_t, uint32_t, double, double);
@@ -141,6 +142,7 @@ template struct Bind<VProb, &RedQueueDisc::m_vProb>;
 template struct Bind<HardDrop, &RedQueueDisc::m_useHardDrop>;
 template struct Bind<Ns1, &RedQueueDisc::m_isNs1Compat>;
 template struct Bind<Cautious, &RedQueueDisc::m_cautious>;
+template struct Bind<Uv, &RedQueueDisc::m_uv>;
 template struct Bind<EstimatorF, &RedQueueDisc::Estimator>;
 template struct Bind<DropEarlyF, &RedQueueDisc::DropEarly>;
 } // namespace red_state

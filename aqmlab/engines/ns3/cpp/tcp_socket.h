@@ -14,6 +14,7 @@
 #include "fast_demux.h"
 #include "flow_stats.h"
 #include "ns2_reno_cc.h"
+#include "ns2_rng.h"
 #include "ns2_rto.h"
 #include "switches.h"
 #include "tcp_peek.h"
@@ -1625,7 +1626,12 @@ class AqmTcpSocket : public TcpSocketBase
         {
             m_rto = Seconds(RtoNow()); // the base class arms an idle timer with m_rto
         }
+        // A fast recovery retransmission leaves at once past a processing-time hold
+        // (hold_queue_disc.h), as ns-2's output() from dupack_action.
+        SendContext::fastRetransmit =
+            retrans && m_tcb->m_congState == TcpSocketState::CA_RECOVERY;
         const uint32_t sz = SendDataPacketEct(seq, maxSize, withAck, retrans);
+        SendContext::fastRetransmit = false;
         if (m_sack1Active && sz > 0)
         {
             ++m_sack1Pipe; // pipe_++ (the fast retransmission itself is not counted)

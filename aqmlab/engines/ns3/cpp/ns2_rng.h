@@ -1,0 +1,158 @@
+// aqmlab/engines/ns3/cpp/ns2_rng.h -- ns-2.35's default random stream, shared at run time.
+//
+// ns-2.35 draws every run-time random number of a bulk-flow scenario from one generator,
+// defaultRNG: RED's early-drop test (red.cc drop_early(): Random::uniform()) and the
+// sender's processing time (tcp.cc send_much(): Random::uniform(overhead_)), interleaved in
+// event order. The generator is L'Ecuyer's MRG32k3a (RngStream, tools/rng.cc): `$rng seed s`
+// makes the stream's state (s, s, s, s, s, s), `next-substream` jumps 2^76 steps ahead of
+// the substream's start, and uniform() is RNG::U01 (53-bit "increased precision" off).
+// aqmlab's ns-2 engine seeds it with (run.seed mod 2^31 - 1, or 1) and run - 1 substreams
+// (engines/ns2/tcl.py _seed(); reseeded after the tick phases are drawn). With
+// run.random_stream = "ns2" the ns-3 engine keeps one such stream per run (Ns2Rng) and
+// lets RED and the hold queue draw from it, so both engines use the same numbers in the
+// same order. The arithmetic is exact (64/128-bit integers): ns-2's doubles are too, as
+// every product stays below 2^53.
+//
+// Ns2UniformVariable is an ns-3 UniformRandomVariable whose GetValue() draws from an
+// Ns2Rng: min + U (max - min), U(0,1) itself at the defaults, as ns-3's formula gives.
+// RedQueueDisc::DropEarly calls m_uv->GetValue() (virtual), so a RED's m_uv replaced by
+// one draws where ns-2's drop_early draws.
+//
+// SendContext::fastRetransmit: set by aqmlab's socket while it sends a retransmission in
+// fast recovery; ns-2's Reno sends that one at once (output(), not send_much()), so the
+// hold queue passes it without a processing delay and without a draw.
+#pragma once
+#include "ns3/core-module.h"
+
+#include <array>
+#include <cstdint>
+
+namespace aqmlab
+{
+using namespace ns3;
+
+class Ns2Rng
+{
+  public:
+    static constexpr int64_t M1 = 4294967087;
+    static constexpr int64_t M2 = 4294944443;
+
+    /// `$rng seed s` (1 <= s < 2^31 - 1).
+    void Seed(uint32_t s)
+    {
+        m_c.fill(s);
+        m_b.fill(s);
+    }
+
+    /// `$rng next-substream`: the substream start moves 2^76 steps on; the state follows.
+    void NextSubstream()
+    {
+        static constexpr uint64_t A1[3][3] = {{82758667u, 1871391091u, 4127413238u},
+                                              {3672831523u, 69195019u, 1871391091u},
+                                              {3672091415u, 3528743235u, 69195019u}};
+        static constexpr uint64_t A2[3][3] = {{1511326704u, 3759209742u, 1610795712u},
+                                              {4292754251u, 1511326704u, 3889917532u},
+                                              {3859662829u, 4292754251u, 3708466080u}};
+        std::array<int64_t, 6> b{};
+        for (int i = 0; i < 3; ++i)
+        {
+            unsigned __int128 s1 = 0, s2 = 0;
+            for (int j = 0; j < 3; ++j)
+            {
+                s1 += (unsigned __int128)A1[i][j] * uint64_t(m_b[j]);
+                s2 += (unsigned __int128)A2[i][j] * uint64_t(m_b[3 + j]);
+            }
+            b[i] = int64_t(s1 % uint64_t(M1));
+            b[3 + i] = int64_t(s2 % uint64_t(M2));
+        }
+        m_b = b;
+        m_c = b;
+    }
+
+    /// The next U(0,1): RNG::U01.
+    double U01()
+    {
+        int64_t p1 = (1403580 * m_c[1] - 810728 * m_c[0]) % M1;
+        if (p1 < 0)
+        {
+            p1 += M1;
+        }
+        m_c[0] = m_c[1];
+        m_c[1] = m_c[2];
+        m_c[2] = p1;
+        int64_t p2 = (527612 * m_c[5] - 1370589 * m_c[3]) % M2;
+        if (p2 < 0)
+        {
+            p2 += M2;
+        }
+        m_c[3] = m_c[4];
+        m_c[4] = m_c[5];
+        m_c[5] = p2;
+        static const double norm = 1.0 / (double(M1) + 1.0);
+        return double(p1 > p2 ? p1 - p2 : p1 - p2 + M1) * norm;
+    }
+
+    /// Draws so far (for checks).
+    uint64_t Draws() const
+    {
+        return m_draws;
+    }
+
+    /// Count a draw (U01 is the hot path; the wrappers call this).
+    double Draw()
+    {
+        ++m_draws;
+        return U01();
+    }
+
+  private:
+    std::array<int64_t, 6> m_c{12345, 12345, 12345, 12345, 12345, 12345}; // Cg
+    std::array<int64_t, 6> m_b{12345, 12345, 12345, 12345, 12345, 12345}; // Bg
+    uint64_t m_draws{0};
+};
+
+/// ns-2's seeding of a run's stream by aqmlab's ns-2 engine (tcl.py _seed()).
+inline void SeedNs2Run(Ns2Rng& rng, uint64_t seed, uint64_t run)
+{
+    const uint64_t s = seed % 2147483647u;
+    rng.Seed(uint32_t(s ? s : 1));
+    for (uint64_t i = 1; i < run; ++i)
+    {
+        rng.NextSubstream();
+    }
+}
+
+class Ns2UniformVariable : public UniformRandomVariable
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("aqmlab::Ns2UniformVariable")
+                                .SetParent<UniformRandomVariable>()
+                                .SetGroupName("Core");
+        return tid;
+    }
+
+    void SetRng(Ns2Rng* rng)
+    {
+        m_ns2 = rng;
+    }
+
+    using UniformRandomVariable::GetValue;
+
+    double GetValue() override
+    {
+        const double lo = GetMin();
+        return lo + m_ns2->Draw() * (GetMax() - lo);
+    }
+
+  private:
+    Ns2Rng* m_ns2{nullptr};
+};
+
+struct SendContext
+{
+    static inline bool fastRetransmit = false;
+};
+
+} // namespace aqmlab
