@@ -124,8 +124,12 @@ class Plan:
         return len(self.nodes) - 1
 
     def add_link(self, a: int, b: int, link: Link, scale: float, queues, probes=(None, None)):
-        self.links.append(PlanLink(a, b, link.rate_bps * scale, link.delay_s, tuple(queues),
-                                   tuple(probes)))
+        """A link at ``scale`` times its rate, in whole bits per second: ns-3's DataRate is
+        an integer, and ns-2 gets the same rate (Pentikousis' 1.5 Mb/s x 1.028767 is
+        1,543,150.5 b/s: half a bit per second apart, the engines' clocks drifted 1.6 us
+        every 5 s)."""
+        rate = float(round(link.rate_bps * scale))
+        self.links.append(PlanLink(a, b, rate, link.delay_s, tuple(queues), tuple(probes)))
         self._adj.setdefault(a, []).append((b, link.delay_s))
         self._adj.setdefault(b, []).append((a, link.delay_s))
         return len(self.links) - 1

@@ -5,8 +5,9 @@ times (tcp.cc send_much(), ``overhead_``) from its one default generator in even
 With ``random_stream = "ns2"`` the ns-3 engine draws them from the same MRG32k3a stream,
 seeded as the ns-2 engine seeds it. At Pentikousis' aggressive RED, limit 8 (2 MiB, seed 1)
 the packet sequences of the five downloads (1 ms apart at most) part at 7.78 s with ns-3's
-own streams and match to 41.26 s with the shared one. (At 1.5 us the runs part at 5.28 s
-either way: a clock drift of about 1 us every 5 s, not a random draw.)
+own streams and match to 41.26 s with the shared one, also to the traces' microsecond
+(with the plan's whole-bit-per-second rates: 1.5 Mb/s x 1.028767 had been 1,543,150.5 b/s
+on ns-2 and 1,543,150 on ns-3, a drift of 1.6 us every 5 s).
 """
 
 from __future__ import annotations
@@ -57,6 +58,6 @@ def test_red_early_drops_share_ns2s_draws():
     ev2 = _run("ns2", "ns2")[1]
     for stream, lo, hi in (("ns3", 0.0, 10.0), ("ns2", 40.0, float("inf"))):
         ev3 = _run("ns3", stream)[1]
-        first = min(parting_time(data_packets(ev2, f), data_packets(ev3, f), tol=1e-3)
+        first = min(parting_time(data_packets(ev2, f), data_packets(ev3, f), tol=1.5e-6)
                     for f in FLOWS)
         assert lo <= first <= hi, (stream, first)

@@ -7,6 +7,7 @@ import pytest
 
 from aqmlab.plan import make_plan
 from aqmlab.scenario import Bulk, Dumbbell, Link, ParkingLot, RunControl, Scenario, Transfers
+from aqmlab.studies.setups import pentikousis
 
 
 def test_dumbbell_nodes_links_and_base_rtt():
@@ -94,3 +95,11 @@ def test_mah_plan_maps_objects_to_pair_rtts():
     si = b.server.astype(int)        # senders S0..S6 are nodes 0..6
     assert np.allclose(b.base_rtt_s, pairs.lookup(ci, si))
     assert b.is_primary.sum() == len(b.page_server)
+
+
+def test_link_rates_are_whole_bits_per_second():
+    """ns-3's DataRate is an integer: both engines get the plan's rounded rate."""
+    plan = make_plan(pentikousis.base("2MiB"))
+    rates = [link.rate_bps for link in plan.links]
+    assert all(r == int(r) for r in rates)
+    assert 1543150.0 in rates and 10287670.0 in rates  # 1.5 and 10 Mb/s x 1.028767
