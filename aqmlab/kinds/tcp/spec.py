@@ -127,7 +127,8 @@ class Tcp(Spec):
       recovery; web connections keep rfc6675); ``increase_per_ack`` "split" | "one"
       (ns-2 opens cwnd once per new ACK, also the cumulative one that ends slow start);
       ``ecn_window`` "flight" | "half_window" (ns-2 halves cwnd exactly at an ECN echo,
-      below 2 segments too, and keeps it); ``delack_sink`` "ns3" | "ns2" (with delayed
+      below 2 segments too, keeps it, and opens it at every new ACK without ECN-Echo
+      within the window of data after the cut); ``delack_sink`` "ns3" | "ns2" (with delayed
       ACKs, ns-2's one-way DelAck sink holds a duplicate of the last in-order segment and
       the first data segment, and any immediate ACK ends a hold); ``handshake_ack``
       "separate" | "with_data" (ns-2's one-way agents send no pure ACK of the SYN/ACK: the

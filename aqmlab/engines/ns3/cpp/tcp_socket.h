@@ -221,8 +221,10 @@ class AqmTcpSocket : public TcpSocketBase
                 .AddAttribute("EcnHalvesWindow",
                               "An ECN echo sets cwnd to half of min(cwnd, rwnd), not rounded "
                               "(at least 1 segment), ssthresh to that rounded down (at least "
-                              "2), and cwnd is kept when CWR ends (ns-2 ecn()/slowdown()); "
-                              "false: ns-3, cwnd = ssthresh = max(2, flight / 2)",
+                              "2), cwnd is kept when CWR ends, and every new ACK without "
+                              "ECN-Echo opens it during CWR too (ns-2 ecn()/slowdown(), "
+                              "recv_newack_helper); false: ns-3, cwnd = ssthresh = max(2, "
+                              "flight / 2), not opened until CWR ends",
                               BooleanValue(false),
                               MakeBooleanAccessor(&AqmTcpSocket::m_ecnHalvesWindow),
                               MakeBooleanChecker())
@@ -627,6 +629,7 @@ class AqmTcpSocket : public TcpSocketBase
         m_stateBeforeAck = m_tcb->m_congState; // the base class may enter CWR from it
         m_cwndBeforeAck = ExactCwnd();
         m_recoverBeforeAck = m_recover;
+        m_ackEce = (tcpHeader.GetFlags() & TcpHeader::ECE) != 0;
         if (Sack1())
         {
             const bool ignoreSack = Sack1Ack(tcpHeader);
@@ -694,6 +697,22 @@ class AqmTcpSocket : public TcpSocketBase
             m_recoveryOps->EnterRecovery(m_tcb, m_dupAckCount, UnAckDataCount(),
                                          currentDelivered);
         }
+        if (m_reno && !m_sackEnabled && m_renoHalfCwnd && m_ecnCwnd > 0 &&
+            !m_congestionControl->HasCongControl() &&
+            DynamicCast<TcpClassicRecovery>(m_recoveryOps))
+        {
+            // ns-2 Reno's dupack_action after an ECN cut (last_cwnd_action_ ECN):
+            // retransmit, dupwnd_ = numdupacks_, and cwnd_ left as the ECN response (and
+            // the unechoed ACKs since) made it, not set to ssthresh. Every dupack so far
+            // frees a segment (ns-3 ignored them in CWR: mark the others here), and the
+            // window is kept on leaving recovery and opened there (m_halfCwnd).
+            m_halfCwnd = m_cwndBeforeAck;
+            SetExactCwnd(m_halfCwnd);
+            for (uint32_t i = 1; i < m_dupAckCount; ++i)
+            {
+                m_txBuffer->AddRenoSack();
+            }
+        }
         SendDataPacket(m_highRxAckMark, m_tcb->m_segmentSize, true);
         return true;
     }
@@ -738,6 +757,28 @@ class AqmTcpSocket : public TcpSocketBase
         }
     }
 
+    /// A new ACK without ECN-Echo in the CWR window that followed an ns-2 cut: ns-2's
+    /// recv_newack_helper opens cwnd at every new ACK that carries no ECN-Echo
+    /// (`if (!ect_ || !ecnecho || (old_ecn_ && ecn_burst_)) opencwnd()`, old_ecn_ 0):
+    /// recover_ only stops a second cut within the window, not the growth. The sink keeps
+    /// ECN-Echo on its ACKs until a segment with CWR arrives, so the growth starts about a
+    /// round trip after the cut. ns-3 (CA_CWR) leaves cwnd alone until the ACK passes the
+    /// recovery point. The opened window is what KeepEcnWindow restores when CWR ends.
+    void OpenCwndInCwr(TcpSocketState::TcpCongState_t before,
+                       const SequenceNumber32& ack,
+                       const SequenceNumber32& oldHead)
+    {
+        if (!m_ecnHalvesWindow || m_ackEce || m_ecnCwnd <= 0 || ack <= oldHead ||
+            before != TcpSocketState::CA_CWR || m_stateBeforeAck != TcpSocketState::CA_CWR ||
+            m_recover != m_recoverBeforeAck || m_tcb->m_congState != TcpSocketState::CA_CWR)
+        {
+            return;
+        }
+        m_congestionControl->IncreaseWindow(m_tcb, 1);
+        m_tcb->m_cWndInfl = m_tcb->m_cWnd;
+        m_ecnCwnd = ExactCwnd();
+    }
+
     void ProcessAck(const SequenceNumber32& ack,
                     bool scoreboardUpdated,
                     uint32_t currentDelivered,
@@ -765,6 +806,7 @@ class AqmTcpSocket : public TcpSocketBase
         TcpSocketBase::ProcessAck(ack, scoreboardUpdated, currentDelivered, oldHead, receivedData);
         m_sack1Partial = false;
         LimitedTransmitInLoss(before, ack, oldHead, receivedData);
+        OpenCwndInCwr(before, ack, oldHead);
         if ((!m_sackEnabled || sack1) && before == TcpSocketState::CA_LOSS &&
             m_tcb->m_congState == TcpSocketState::CA_OPEN && ack > oldHead &&
             ack - recoverBefore < m_tcb->m_segmentSize)
@@ -1989,6 +2031,7 @@ class AqmTcpSocket : public TcpSocketBase
     bool m_holdHandshakeAck{false}; // inside ProcessSynSent (DoForwardUp in SYN_SENT)
     bool m_handshakeAckHeld{false};
     double m_ecnCwnd{0};            // bytes: cwnd set by an ECN echo, kept when CWR ends
+    bool m_ackEce{false};           // the ACK being processed carries ECN-Echo
     double m_cwndBeforeAck{0};      // cwnd (ExactCwnd) and recovery point before the ACK
     SequenceNumber32 m_recoverBeforeAck{0};
     uint32_t m_lossDupAcks{0}; // duplicate ACKs since the last new ACK, in the loss state
