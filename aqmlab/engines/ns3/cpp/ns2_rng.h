@@ -69,25 +69,26 @@ class Ns2Rng
         m_c = b;
     }
 
+    /// One component's step on its state c[0..2] (x[n-3], x[n-2], x[n-1]):
+    /// x[n] = (a x[n-lag] - b x[n-3]) mod m, then shifted in.
+    static int64_t Step(int64_t* c, int lag, int64_t a, int64_t b, int64_t m)
+    {
+        int64_t p = (a * c[3 - lag] - b * c[0]) % m;
+        if (p < 0)
+        {
+            p += m;
+        }
+        c[0] = c[1];
+        c[1] = c[2];
+        c[2] = p;
+        return p;
+    }
+
     /// The next U(0,1): RNG::U01.
     double U01()
     {
-        int64_t p1 = (1403580 * m_c[1] - 810728 * m_c[0]) % M1;
-        if (p1 < 0)
-        {
-            p1 += M1;
-        }
-        m_c[0] = m_c[1];
-        m_c[1] = m_c[2];
-        m_c[2] = p1;
-        int64_t p2 = (527612 * m_c[5] - 1370589 * m_c[3]) % M2;
-        if (p2 < 0)
-        {
-            p2 += M2;
-        }
-        m_c[3] = m_c[4];
-        m_c[4] = m_c[5];
-        m_c[5] = p2;
+        const int64_t p1 = Step(&m_c[0], 2, 1403580, 810728, M1);
+        const int64_t p2 = Step(&m_c[3], 1, 527612, 1370589, M2);
         static const double norm = 1.0 / (double(M1) + 1.0);
         return double(p1 > p2 ? p1 - p2 : p1 - p2 + M1) * norm;
     }
