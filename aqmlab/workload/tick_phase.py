@@ -15,12 +15,18 @@ from __future__ import annotations
 
 from aqmlab.workload.streams import TICK_PHASE, stream
 
-__all__ = ["boot_seed", "first_uniform"]
+__all__ = ["boot_seed", "first_uniform", "ns2_seed"]
 
 _M1 = 4294967087
 _M2 = 4294944443
 _NORM = 1.0 / (_M1 + 1.0)
 MAX_SEED = 2**31 - 2  # ns-2's `seed` refuses 0 and values >= 2^31 - 1
+
+
+def ns2_seed(seed: int) -> int:
+    """The seed aqmlab's engines give ns-2's generator for run seed ``seed`` (the ns-2
+    engine's ``$defaultRNG seed``, ns-3's copy of that stream: cpp/ns2_rng.h)."""
+    return seed % 2147483647 or 1
 
 
 def first_uniform(seed: int) -> float:

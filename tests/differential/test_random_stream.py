@@ -19,6 +19,7 @@ from aqmlab.engines.flow_trace import flow_trace
 from aqmlab.engines.ns2.runner import binary
 from aqmlab.engines.ns3 import native
 from aqmlab.studies.setups import pentikousis
+from aqmlab.workload.tick_phase import ns2_seed
 from tests.differential.packets import data_packets, parting_time
 from tests.differential.scenarios import MARKS
 
@@ -38,7 +39,7 @@ def test_ns2rng_draws_as_ns235(tmp_path):
     ``next-random`` is int(2^31 U) of the same U."""
     tcl = ""
     for seed, run in CASES:
-        tcl += f"set r [new RNG]; $r seed {seed % 2147483647 or 1}; "
+        tcl += f"set r [new RNG]; $r seed {ns2_seed(seed)}; "
         tcl += "$r next-substream; " * (run - 1)
         tcl += "set o {}; for {set i 0} {$i < 50} {incr i} { lappend o [$r next-random] }\n"
         tcl += "puts $o\n"
@@ -49,7 +50,7 @@ def test_ns2rng_draws_as_ns235(tmp_path):
     cpp = native.load()
     for (seed, run), line in zip(CASES, out, strict=True):
         g = cpp.Ns2Rng()
-        cpp.SeedNs2Run(g, seed, run)
+        cpp.SeedNs2Run(g, ns2_seed(seed), run)
         assert [int(2**31 * g.U01()) for _ in range(50)] == [int(x) for x in line.split()]
 
 

@@ -18,6 +18,7 @@ from aqmlab.engines.ns2 import mapping
 from aqmlab.engines.ns2.web import WebPart, web_part
 from aqmlab.plan import Plan
 from aqmlab.scenario import Scenario, Tcp
+from aqmlab.workload.tick_phase import ns2_seed
 
 SCRIPT = "script.tcl"
 
@@ -96,7 +97,7 @@ def transfer_target(tcp: Tcp, nbytes: float) -> tuple[int, int]:
 def _seed(seed: int, run: int) -> list[str]:
     """Seed the default generator with the run's stream, now and (``aq_seed_run``) after the
     bulk agents' tick phases are drawn."""
-    lines = [f"$defaultRNG seed {seed % 2147483647 or 1}"]
+    lines = [f"$defaultRNG seed {ns2_seed(seed)}"]
     if run > 1:
         lines.append(f"for {{set i 1}} {{$i < {run}}} {{incr i}} {{ $defaultRNG next-substream }}")
     body = "; ".join(lines)

@@ -9,7 +9,7 @@ import numpy as np
 from aqmlab.kinds.tcp import Tcp
 from aqmlab.plan import Plan, PlanBrowsing
 from aqmlab.scenario import Scenario
-from aqmlab.workload.tick_phase import first_uniform
+from aqmlab.workload.tick_phase import first_uniform, ns2_seed
 
 HOLD_QUEUE = "aqmlab::HoldQueueDisc"
 
@@ -57,7 +57,7 @@ def build(cpp: Any, scenario: Scenario, plan: Plan) -> Any:
             exp.SetFlowDelay(i)
     exp.SetTxTime(scenario.topology.tx_time)
     run = scenario.run
-    exp.SetRandomStream(run.random_stream, run.seed, run.run)
+    exp.SetRandomStream(run.random_stream, ns2_seed(run.seed), run.run)
     sample = run.sample_interval_s if run.sample_interval is not None else 0.0
     exp.SetRunControl(run.duration_s, run.warmup_s, sample, run.stop_when_done)
     if run.stop_after_responses:

@@ -263,7 +263,7 @@ class Experiment
     /// Where RED's early-drop test and the hold queue's processing times draw (run
     /// random_stream): "ns3" (each disc its own ns-3 stream) or "ns2" (one stream per run,
     /// ns-2.35's default generator seeded as aqmlab's ns-2 engine seeds it, ns2_rng.h).
-    void SetRandomStream(const std::string& mode, uint64_t seed, uint64_t run)
+    void SetRandomStream(const std::string& mode, uint32_t seed, uint64_t run)
     {
         if (mode != "ns3" && mode != "ns2")
         {
@@ -271,12 +271,6 @@ class Experiment
         }
         m_useNs2Rng = mode == "ns2";
         SeedNs2Run(m_ns2Rng, seed, run);
-    }
-
-    /// Draws taken from the shared ns-2 stream so far.
-    double Ns2Draws() const
-    {
-        return double(m_ns2Rng.Draws());
     }
 
     /// Stop once `n` web responses that started after the warm-up have completed (0: never).

@@ -29,6 +29,14 @@ namespace aqmlab
 {
 using namespace ns3;
 
+/// SendContext::fastRetransmit: set by aqmlab's socket (tcp_socket.h) while it sends a
+/// retransmission in fast recovery; ns-2's Reno sends that one at once (output(), not
+/// send_much()), so the hold passes it without a processing delay and without a draw.
+struct SendContext
+{
+    static inline bool fastRetransmit = false;
+};
+
 class HoldQueueDisc : public QueueDisc
 {
   public:
@@ -74,7 +82,7 @@ class HoldQueueDisc : public QueueDisc
         bool data = false;
         uint8_t flags = 0;
         const int64_t f = m_flows && m_registry ? m_registry->Lookup(item, data, &flags) : -1;
-        const bool syn = (flags & 0x12) == 0x02; // SYN without ACK
+        const bool syn = (flags & (TcpHeader::SYN | TcpHeader::ACK)) == TcpHeader::SYN;
         if (f < 0 || !(data || syn))
         {
             return 0;
@@ -96,7 +104,7 @@ class HoldQueueDisc : public QueueDisc
             m_state[q] = HELD;
             m_held[q] = 0;
             // ns-2: Random::uniform(overhead_) = overhead_ U; ns-3: 0 + U (max - 0)
-            const double hold = m_ns2 ? maxHold * m_ns2->Draw() : m_rng->GetValue(0, maxHold);
+            const double hold = m_ns2 ? maxHold * m_ns2->U01() : m_rng->GetValue(0, maxHold);
             Simulator::Schedule(Seconds(hold), &HoldQueueDisc::Release, this, q);
         }
         if (!GetInternalQueue(q)->Enqueue(item))

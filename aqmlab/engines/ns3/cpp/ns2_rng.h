@@ -17,10 +17,6 @@
 // Ns2Rng: min + U (max - min), U(0,1) itself at the defaults, as ns-3's formula gives.
 // RedQueueDisc::DropEarly calls m_uv->GetValue() (virtual), so a RED's m_uv replaced by
 // one draws where ns-2's drop_early draws.
-//
-// SendContext::fastRetransmit: set by aqmlab's socket while it sends a retransmission in
-// fast recovery; ns-2's Reno sends that one at once (output(), not send_much()), so the
-// hold queue passes it without a processing delay and without a draw.
 #pragma once
 #include "ns3/core-module.h"
 
@@ -93,30 +89,16 @@ class Ns2Rng
         return double(p1 > p2 ? p1 - p2 : p1 - p2 + M1) * norm;
     }
 
-    /// Draws so far (for checks).
-    uint64_t Draws() const
-    {
-        return m_draws;
-    }
-
-    /// Count a draw (U01 is the hot path; the wrappers call this).
-    double Draw()
-    {
-        ++m_draws;
-        return U01();
-    }
-
   private:
     std::array<int64_t, 6> m_c{12345, 12345, 12345, 12345, 12345, 12345}; // Cg
     std::array<int64_t, 6> m_b{12345, 12345, 12345, 12345, 12345, 12345}; // Bg
-    uint64_t m_draws{0};
 };
 
-/// ns-2's seeding of a run's stream by aqmlab's ns-2 engine (tcl.py _seed()).
-inline void SeedNs2Run(Ns2Rng& rng, uint64_t seed, uint64_t run)
+/// ns-2's seeding of a run's stream by aqmlab's ns-2 engine (tcl.py _seed()): `seed` is
+/// already ns-2's (aqmlab.workload.tick_phase.ns2_seed), then run - 1 substreams.
+inline void SeedNs2Run(Ns2Rng& rng, uint32_t seed, uint64_t run)
 {
-    const uint64_t s = seed % 2147483647u;
-    rng.Seed(uint32_t(s ? s : 1));
+    rng.Seed(seed);
     for (uint64_t i = 1; i < run; ++i)
     {
         rng.NextSubstream();
@@ -144,16 +126,11 @@ class Ns2UniformVariable : public UniformRandomVariable
     double GetValue() override
     {
         const double lo = GetMin();
-        return lo + m_ns2->Draw() * (GetMax() - lo);
+        return lo + m_ns2->U01() * (GetMax() - lo);
     }
 
   private:
     Ns2Rng* m_ns2{nullptr};
-};
-
-struct SendContext
-{
-    static inline bool fastRetransmit = false;
 };
 
 } // namespace aqmlab

@@ -13,8 +13,8 @@
 #pragma once
 #include "fast_demux.h"
 #include "flow_stats.h"
+#include "hold_queue_disc.h"
 #include "ns2_reno_cc.h"
-#include "ns2_rng.h"
 #include "ns2_rto.h"
 #include "switches.h"
 #include "tcp_peek.h"
@@ -340,7 +340,6 @@ class AqmTcpSocket : public TcpSocketBase
         m_reno = reno;
     }
 
-    /// Count this socket's events into `stats` (sender side only; may be null).
     /// This connection's tick phase, a fraction of the tick in [0, 1) that the plan drew
     /// (bulk flows; the same draw as ns-2's boot_time_), or -1: BootPhase() hashes.
     void SetBootPhase(double fraction)
@@ -348,6 +347,7 @@ class AqmTcpSocket : public TcpSocketBase
         m_bootFraction = fraction;
     }
 
+    /// Count this socket's events into `stats` (sender side only; may be null).
     void SetStats(FlowStats* stats)
     {
         m_stats = stats;
