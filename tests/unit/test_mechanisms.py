@@ -135,3 +135,19 @@ def test_bare_syn_for_one_way_agents_only():
     with pytest.raises(ScenarioError, match="syn_options"):
         Tcp(syn_options="bare")
     check(_scenario([PackMime(rate=1, tcp=FULL_TCP)], syn_options="none"))
+
+
+def test_no_synack_timer_for_one_way_agents_only():
+    assert attrs(Tcp())["SynAckTimer"] == "false"
+    assert attrs(Tcp(), one_way=False)["SynAckTimer"] == "true"
+    assert attrs(Tcp(synack_retry="timer"))["SynAckTimer"] == "true"
+    assert attrs(Tcp(variant="cubic"))["SynAckTimer"] == "true"
+    # ignoring a duplicate SYN (Full-TCP) leaves the timer the only repair of a lost SYN/ACK
+    assert attrs(Tcp(dup_syn="ignore", synack_retry="none"))["SynAckTimer"] == "true"
+    with pytest.raises(ScenarioError, match="tcp.synack_retry"):
+        check(_scenario([Bulk(flows=1)], synack_retry="timer"))
+    with pytest.raises(ScenarioError, match="synack_retry"):
+        Tcp(synack_retry="never")
+    check(_scenario([PackMime(rate=1, tcp=FULL_TCP)], synack_retry="none"))
+    assert Tcp(synack_retry="none").to_dict()["synack_retry"] == "none"
+    assert "synack_retry" not in Tcp().to_dict()

@@ -141,7 +141,7 @@ def _mechanisms(t: Tcp, full_tcp: bool, fail) -> None:
             continue  # Sack1's; Full-TCP's SACK recovery is neither choice
         if m.field == "delack_sink" and (full_tcp or not t.delayed_ack):
             continue  # the DelAck sink's; Full-TCP acknowledges by its ack_rule
-        if m.field in ("handshake_ack", "syn_options") and full_tcp:
+        if m.field in ("handshake_ack", "syn_options", "synack_retry") and full_tcp:
             continue  # Full-TCP's handshake is not modelled either way
         want = m.ns2_full if full_tcp else m.ns2
         if m.field == "rtt_sampling" and t.timestamps:

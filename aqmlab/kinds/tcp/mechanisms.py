@@ -166,6 +166,20 @@ MECHANISMS = (
         "first packets met other queues: seed 1 parted at 0.39 s. Web connections keep "
         "ns-3's (Full-TCP's own handshake not examined here)."),
     Mechanism(
+        "synack_retry", ("timer", "none"), "none", "timer", "timer",
+        "The listener's SYN/ACK: resent on a timer (ConnTimeout, doubled) until the "
+        "handshake's ACK arrives (ns-3), or only in answer to a duplicate SYN, the "
+        "handshake completing when the opener's (retransmitted) data arrives: ns-2's "
+        "one-way sink keeps no state and never sends on a timer. An opener already "
+        "ESTABLISHED that receives the resent SYN/ACK resets cwnd and ssthresh to their "
+        "initial values (ns-3's DoForwardUp). Qiu's T1 at 100 flows, seed 2: flow 14's "
+        "first segment (carrying the handshake's ACK) was lost, the SYN/ACK came again at "
+        "4.77 s and flow 14 was in slow start at 6.06 s where ns-2.35 was in congestion "
+        "avoidance; seeds 3 and 6 parted at ~4.8 s on that extra 42-byte packet. With "
+        "'none' a lost SYN/ACK is repaired by the opener's SYN retry, answered at once "
+        "(dup_syn 'answer'; with 'ignore' the timer is kept). "
+        "Web connections keep ns-3's (Full-TCP's own handshake not examined here)."),
+    Mechanism(
         "dupacks_after_timeout", ("ignored", "limited_transmit"), "limited_transmit",
         "ignored", "ignored",
         "Duplicate ACKs after a timeout (no SACK, limited transmit on): ignored until the "
@@ -246,6 +260,8 @@ def ns3_attributes(tcp: Tcp, one_way: bool) -> tuple[tuple[str, str], ...]:
         ("Ns2DelAckSink", on("delack_sink", "ns2")),
         ("HandshakeAckWithData", on("handshake_ack", "with_data")),
         ("BareSyn", on("syn_options", "none")),
+        # with dup_syn "ignore" (Full-TCP) the timer is the only repair of a lost SYN/ACK
+        ("SynAckTimer", "true" if tcp.dup_syn == "ignore" else on("synack_retry", "timer")),
     )
 
 

@@ -133,7 +133,10 @@ class Tcp(Spec):
       the first data segment, and any immediate ACK ends a hold); ``handshake_ack``
       "separate" | "with_data" (ns-2's one-way agents send no pure ACK of the SYN/ACK: the
       first data segment carries it); ``syn_options`` "ns3" | "none" (ns-2's packet 0 and
-      its ACK are bare headers: no window-scale option bytes, the scaling still agreed).
+      its ACK are bare headers: no window-scale option bytes, the scaling still agreed);
+      ``synack_retry`` "timer" | "none" (ns-2's one-way sink never sends on a timer: the
+      listener resends its SYN/ACK only in answer to a duplicate SYN; with dup_syn
+      "ignore" the timer is kept).
     """
 
     variant: str = "reno"
@@ -178,6 +181,7 @@ class Tcp(Spec):
     delack_sink: str = "auto"
     handshake_ack: str = "auto"
     syn_options: str = "auto"
+    synack_retry: str = "auto"
 
     def __post_init__(self) -> None:
         TCP_VARIANTS.lookup(self.variant, "variant")

@@ -250,6 +250,14 @@ class AqmTcpSocket : public TcpSocketBase
                               "have the same buffer); false: ns-3's option",
                               BooleanValue(false),
                               MakeBooleanAccessor(&AqmTcpSocket::m_bareSyn),
+                              MakeBooleanChecker())
+                .AddAttribute("SynAckTimer",
+                              "A listener's connection in SYN_RCVD resends its SYN/ACK on a "
+                              "timer (ns-3); false: only in answer to a duplicate SYN, the "
+                              "handshake completing when the opener's data arrives (ns-2's "
+                              "one-way sink has no handshake). Ignored with IgnoreDupSyn",
+                              BooleanValue(true),
+                              MakeBooleanAccessor(&AqmTcpSocket::m_synAckTimer),
                               MakeBooleanChecker());
         return tid;
     }
@@ -288,6 +296,7 @@ class AqmTcpSocket : public TcpSocketBase
           m_ns2DelAck(other.m_ns2DelAck),
           m_ackWithData(other.m_ackWithData),
           m_bareSyn(other.m_bareSyn),
+          m_synAckTimer(other.m_synAckTimer),
           m_scaleWanted(other.m_scaleWanted),
           m_sackWanted(other.m_sackWanted),
           m_stats(nullptr)
@@ -479,7 +488,7 @@ class AqmTcpSocket : public TcpSocketBase
         m_holdHandshakeAck = false;
         if (m_bareSyn)
         {
-            RestoreSack(); // a bare SYN or SYN/ACK turned it off (see BaseSendEmptyPacket)
+            RestoreSack(); // a bare SYN or SYN/ACK turned it off (BareSynSendEmptyPacket)
         }
         if (m_handshakeAckHeld)
         {
@@ -1117,6 +1126,31 @@ class AqmTcpSocket : public TcpSocketBase
         SendEmptyPacket(TcpHeader::ACK);
     }
 
+    // ---- No SYN/ACK timer (SynAckTimer false) ------------------------------------------
+    // ns-2's one-way sink keeps no state and never sends on a timer: a lost packet 0 (or
+    // first data) is resent by the sender's RTO alone. ns-3's listener resends its SYN/ACK
+    // after ConnTimeout while the handshake's ACK (riding on the first data with
+    // HandshakeAckWithData) is missing, and the opener, already ESTABLISHED, resets cwnd
+    // and ssthresh to their initial values on that SYN-bearing segment (DoForwardUp):
+    // Qiu's T1 at 100 flows, seed 2, flow 14 lost its first segment, got the SYN/ACK
+    // again at 4.77 s and was in slow start at 6.06 s where ns-2.35 was in congestion
+    // avoidance (seeds 3 and 6: the extra 42-byte SYN/ACK delayed another flow's ACK).
+    // Without the timer the SYN/ACK is sent only when the connection is forked and in
+    // answer to a duplicate SYN (the opener's retry after a lost SYN/ACK); the handshake
+    // completes on the opener's (retransmitted) data. Both ns-3's timer (SendEmptyPacket
+    // schedules it when none is pending) and ours (ManagesRto) are cancelled right after
+    // the SYN/ACK leaves. With IgnoreDupSyn (Full-TCP) the timer is the only way a lost
+    // SYN/ACK is repaired: it is kept.
+    void BaseSendEmptyPacket(uint8_t flags)
+    {
+        BareSynSendEmptyPacket(flags);
+        if (!m_synAckTimer && !m_ignoreDupSyn && m_state == SYN_RCVD &&
+            (flags & TcpHeader::SYN) && (flags & TcpHeader::ACK))
+        {
+            m_retxEvent.Cancel();
+        }
+    }
+
     // ---- A bare SYN (BareSyn) ----------------------------------------------------------
     // ns-2's one-way agents open with a 40-byte packet 0, acknowledged by a 40-byte ACK;
     // ns-3's SYN and SYN/ACK carry the window-scale option (4 bytes each) and, with SACK,
@@ -1127,7 +1161,7 @@ class AqmTcpSocket : public TcpSocketBase
     // our receive buffer needs, and SACK stays as configured. ns-3 turns scaling and SACK
     // off on a SYN without the options; it reads only the shifts after that, and
     // RestoreSack turns SACK back on.
-    void BaseSendEmptyPacket(uint8_t flags)
+    void BareSynSendEmptyPacket(uint8_t flags)
     {
         if (!m_bareSyn || !(flags & TcpHeader::SYN))
         {
@@ -2026,6 +2060,7 @@ class AqmTcpSocket : public TcpSocketBase
     bool m_ns2DelAck{false};
     bool m_ackWithData{false};
     bool m_bareSyn{false};
+    bool m_synAckTimer{true};
     bool m_scaleWanted{true}; // BareSyn: window scaling as configured (Connect / Listen)
     bool m_sackWanted{true};  // BareSyn: SACK as configured (Connect / Listen)
     bool m_holdHandshakeAck{false}; // inside ProcessSynSent (DoForwardUp in SYN_SENT)
