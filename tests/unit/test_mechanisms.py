@@ -151,3 +151,21 @@ def test_no_synack_timer_for_one_way_agents_only():
     check(_scenario([PackMime(rate=1, tcp=FULL_TCP)], synack_retry="none"))
     assert Tcp(synack_retry="none").to_dict()["synack_retry"] == "none"
     assert "synack_retry" not in Tcp().to_dict()
+
+
+def test_cwr_flag_is_ns2s_next_segment_for_one_way_agents_only():
+    """ns-2's one-way agents put CWR on the first segment after any window cut, a
+    retransmission too (cong_action_, SetCWRonRetransmit_); web connections (Full-TCP, not
+    traced) and the other variants keep ns-3's (first new data after an ECN echo)."""
+    assert attrs(Tcp(ecn=True))["CwrOnNextSegment"] == "true"
+    assert attrs(Tcp(ecn=True), one_way=False)["CwrOnNextSegment"] == "false"
+    assert attrs(Tcp(ecn=True, cwr_flag="new_data"))["CwrOnNextSegment"] == "false"
+    assert attrs(Tcp(variant="cubic", ecn=True))["CwrOnNextSegment"] == "false"
+    assert Tcp(cwr_flag="new_data").to_dict()["cwr_flag"] == "new_data"
+    assert "cwr_flag" not in Tcp(ecn=True).to_dict()  # "auto": hashes kept
+    with pytest.raises(ScenarioError, match="cwr_flag"):
+        Tcp(cwr_flag="retransmissions")
+    with pytest.raises(ScenarioError, match="tcp.cwr_flag"):
+        check(_scenario([Bulk(flows=1)], ecn=True, cwr_flag="new_data"))
+    check(_scenario([PackMime(rate=1, tcp=FULL_TCP)], ecn=True, cwr_flag="new_data"))
+    check(_scenario([PackMime(rate=1, tcp=FULL_TCP)], ecn=True, cwr_flag="next_segment"))

@@ -143,6 +143,8 @@ def _mechanisms(t: Tcp, full_tcp: bool, fail) -> None:
             continue  # the DelAck sink's; Full-TCP acknowledges by its ack_rule
         if m.field in ("handshake_ack", "syn_options", "synack_retry") and full_tcp:
             continue  # Full-TCP's handshake is not modelled either way
+        if m.field == "cwr_flag" and full_tcp:
+            continue  # Full-TCP's (foutput: next_segment) is not traced: web keeps ns-3's
         want = m.ns2_full if full_tcp else m.ns2
         if m.field == "rtt_sampling" and t.timestamps:
             want = "every_ack"

@@ -79,9 +79,18 @@ MECHANISMS = (
         "timeout_ssthresh", ("flight", "window"), "window", "window", "flight",
         "ssthresh at a timeout: half the flight, and kept at a repeated timeout of an "
         "already retransmitted segment (ns-3), or max(2, min(cwnd, rwnd) / 2) segments at "
-        "every timeout, except while recovering from an ECN echo, which already cut it "
-        "(ns-2 timeout()/slowdown()). Reno already halves the window at a first timeout; "
-        "this adds the repeated ones, the ECN case and the other variants."),
+        "every timeout, except when an ECN echo made the last window cut, which then "
+        "already cut it: cwnd 1, ssthresh kept (ns-2 timeout()/slowdown(CLOSE_CWND_ONE)). "
+        "ns-2's test is `highest_ack_ < recover_ && last_cwnd_action_ == ECN`, but Reno's "
+        "and Sack1's timeout() set recover_ = maxseq_ just before (bug_fix_), so it is the "
+        "last action alone: no fast retransmit or timeout since the echo, however long "
+        "after its window of data (aqmlab until 0.7.1: only within it, in CWR). "
+        "Pentikousis' conservative RED+ECN, limit 32, 20 MiB, seed 6, flow 3: an echo at "
+        "13.88 s (ssthresh 3), its window over by 14.7 s, a timeout at 15.88 s with cwnd "
+        "4.6: ns-2.35 kept 3, ns-3 halved to 2 and the runs parted at 16.32 s. Reno "
+        "already halves the window at a first timeout; this adds the repeated ones, the "
+        "ECN case and the other variants. Full-TCP keeps the last action ECN through its "
+        "timeouts (timeout_action), not modelled: web sockets follow the one-way rule."),
     Mechanism(
         "fast_retransmit_guard", ("timeout", "fast_retransmit"), "fast_retransmit",
         "fast_retransmit", "timeout",
@@ -125,8 +134,27 @@ MECHANISMS = (
         "at 9.14 s without these two, at 18.2 s with them. ns-3's floor of "
         "2 segments kept Pentikousis' five RED+ECN downloads at 2-segment flights, where a "
         "loss has one dupack to give, twice as often as ns-2 (which goes to 1-2 segments "
-        "and spreads the rest). ns-2's RTO back-off at an echo with cwnd 1 "
+        "and spreads the rest). The cut also answers the first echo after a timeout "
+        "(ns-2 ecn(): last_cwnd_action_ TIMEOUT; ns-3's CWR from the loss state set cwnd = "
+        "ssthresh): Pentikousis' cons-ecn, limit 32, 20 MiB, seed 6, flow 0 at 16.54 s, "
+        "cwnd 2 -> 1 on ns-2.35. ns-2's RTO back-off at an echo with cwnd 1 "
         "(ecn_backoff_) is not modelled."),
+    Mechanism(
+        "cwr_flag", ("new_data", "next_segment"), "next_segment", "new_data", "new_data",
+        "Which data segment carries CWR (with ECN): the first new one sent after an ECN "
+        "echo (ns-3, RFC 3168), or the first one sent after any window cut, an ECN echo "
+        "answered, a fast retransmit or a timeout, a retransmission too (ns-2: slowdown() "
+        "sets cong_action_, output() puts it on the next packet, SetCWRonRetransmit_ true "
+        "by default since 2008). The receiver echoes ECN until a CWR arrives. When an echo "
+        "cut a full window and the next packet is a timeout's retransmission, ns-3's "
+        "receiver goes on echoing, the ACK of the retransmission echoes again and ns-3 "
+        "cuts once more (CWR entered from the loss state: ssthresh max(2, flight / 2)), "
+        "where ns-2's sink had stopped echoing: Pentikousis' conservative RED+ECN, limit "
+        "32, seed 1, flow 4: an echo at 16.29 s (ssthresh 3), the window's first segment "
+        "lost with two dupacks, a timeout at 17.40 s; from the ACK at 17.62 s ssthresh was "
+        "2 on ns-3, 3 on ns-2.35, and the runs parted at 18.24 s. Full-TCP (tcp-full.cc "
+        "foutput) sets CWR on retransmissions too, but web connections are not traced "
+        "here and keep ns-3's."),
     Mechanism(
         "delack_sink", ("ns3", "ns2"), "ns2", "ns3", "ns3",
         "With delayed ACKs, which arrivals the receiver holds (ns-2's one-way "
@@ -257,6 +285,7 @@ def ns3_attributes(tcp: Tcp, one_way: bool) -> tuple[tuple[str, str], ...]:
         ("ExactCaIncrease", on("ca_increase", "exact")),  # TcpNs2NewReno's
         ("OneIncreasePerAck", on("increase_per_ack", "one")),
         ("EcnHalvesWindow", on("ecn_window", "half_window")),
+        ("CwrOnNextSegment", on("cwr_flag", "next_segment")),
         ("Ns2DelAckSink", on("delack_sink", "ns2")),
         ("HandshakeAckWithData", on("handshake_ack", "with_data")),
         ("BareSyn", on("syn_options", "none")),

@@ -128,7 +128,9 @@ class Tcp(Spec):
       (ns-2 opens cwnd once per new ACK, also the cumulative one that ends slow start);
       ``ecn_window`` "flight" | "half_window" (ns-2 halves cwnd exactly at an ECN echo,
       below 2 segments too, keeps it, and opens it at every new ACK without ECN-Echo
-      within the window of data after the cut); ``delack_sink`` "ns3" | "ns2" (with delayed
+      within the window of data after the cut); ``cwr_flag`` "new_data" | "next_segment"
+      (ns-2 sets CWR on the first segment after any window cut, a retransmission too);
+      ``delack_sink`` "ns3" | "ns2" (with delayed
       ACKs, ns-2's one-way DelAck sink holds a duplicate of the last in-order segment and
       the first data segment, and any immediate ACK ends a hold); ``handshake_ack``
       "separate" | "with_data" (ns-2's one-way agents send no pure ACK of the SYN/ACK: the
@@ -178,6 +180,7 @@ class Tcp(Spec):
     sack_recovery: str = "auto"
     increase_per_ack: str = "auto"
     ecn_window: str = "auto"
+    cwr_flag: str = "auto"
     delack_sink: str = "auto"
     handshake_ack: str = "auto"
     syn_options: str = "auto"

@@ -171,8 +171,9 @@ class AqmTcpSocket : public TcpSocketBase
                               MakeBooleanChecker())
                 .AddAttribute("TimeoutHalvesWindow",
                               "At every timeout ssthresh = max(2, min(cwnd, rwnd) / 2) "
-                              "segments (ns-2); false: half the flight, not again for a "
-                              "head already retransmitted (ns-3)",
+                              "segments, kept if an ECN echo made the last window cut "
+                              "(ns-2); false: half the flight, not again for a head "
+                              "already retransmitted (ns-3)",
                               BooleanValue(false),
                               MakeBooleanAccessor(&AqmTcpSocket::m_timeoutHalvesWindow),
                               MakeBooleanChecker())
@@ -227,6 +228,15 @@ class AqmTcpSocket : public TcpSocketBase
                               "flight / 2), not opened until CWR ends",
                               BooleanValue(false),
                               MakeBooleanAccessor(&AqmTcpSocket::m_ecnHalvesWindow),
+                              MakeBooleanChecker())
+                .AddAttribute("CwrOnNextSegment",
+                              "With ECN, CWR goes on the first data segment sent after a "
+                              "window cut (an ECN echo answered, a fast retransmit, a "
+                              "timeout), a retransmission too (ns-2 cong_action_, "
+                              "SetCWRonRetransmit_ true); false: ns-3, on the first new "
+                              "data segment after an ECN echo (see \"CWR flag\" below)",
+                              BooleanValue(false),
+                              MakeBooleanAccessor(&AqmTcpSocket::m_cwrNextSegment),
                               MakeBooleanChecker())
                 .AddAttribute("Ns2DelAckSink",
                               "With delayed ACKs (DelAckCount 2, per-segment rule): ns-2's "
@@ -293,6 +303,7 @@ class AqmTcpSocket : public TcpSocketBase
           m_ltAfterTimeout(other.m_ltAfterTimeout),
           m_sack1(other.m_sack1),
           m_ecnHalvesWindow(other.m_ecnHalvesWindow),
+          m_cwrNextSegment(other.m_cwrNextSegment),
           m_ns2DelAck(other.m_ns2DelAck),
           m_ackWithData(other.m_ackWithData),
           m_bareSyn(other.m_bareSyn),
@@ -639,6 +650,7 @@ class AqmTcpSocket : public TcpSocketBase
         m_cwndBeforeAck = ExactCwnd();
         m_recoverBeforeAck = m_recover;
         m_ackEce = (tcpHeader.GetFlags() & TcpHeader::ECE) != 0;
+        m_cwrCutThisAck = false;
         if (Sack1())
         {
             const bool ignoreSack = Sack1Ack(tcpHeader);
@@ -732,8 +744,12 @@ class AqmTcpSocket : public TcpSocketBase
     // slowdown(CLOSE_CWND_HALF | CLOSE_SSTHRESH_HALF) with precisionReduce_: cwnd_ =
     // min(cwnd, rwnd) / 2, a real number (at least 1: below 2 segments it sends one at a
     // time), ssthresh_ = that rounded down (at least 2), and nothing resets cwnd_ when the
-    // window of data ends. Only for a CWR entered from OPEN/DISORDER (or CWR again): ns-2
-    // cuts once per window and not during a fast recovery.
+    // window of data ends. Only for a CWR entered from OPEN/DISORDER (or CWR again) or
+    // from LOSS: ns-2 cuts once per window and not during a fast recovery, but after a
+    // timeout at the first echo (ecn(): `seqno > recover_ || last_cwnd_action_ ==
+    // CWND_ACTION_TIMEOUT`). Pentikousis' conservative RED+ECN, limit 32, 20 MiB, seed 6,
+    // flow 0: an echo on the second new ACK after a timeout (16.538 s) cut cwnd 2 -> 1 on
+    // ns-2.35, one segment sent; ns-3's EnterCwr left cwnd = ssthresh = 2, two sent.
     void EcnHalveWindow()
     {
         const bool entered =
@@ -742,7 +758,8 @@ class AqmTcpSocket : public TcpSocketBase
         if (!m_ecnHalvesWindow || !entered ||
             (m_stateBeforeAck != TcpSocketState::CA_OPEN &&
              m_stateBeforeAck != TcpSocketState::CA_DISORDER &&
-             m_stateBeforeAck != TcpSocketState::CA_CWR))
+             m_stateBeforeAck != TcpSocketState::CA_CWR &&
+             m_stateBeforeAck != TcpSocketState::CA_LOSS))
         {
             return;
         }
@@ -788,12 +805,86 @@ class AqmTcpSocket : public TcpSocketBase
         m_ecnCwnd = ExactCwnd();
     }
 
+    // ---- CWR flag (ns-2) ---------------------------------------------------------------
+    // ns-3 sets CWR on the first new data segment sent after an ECN echo, never on a
+    // retransmission (SendDataPacket: ECN_ECE_RCVD and !isRetransmission). ns-2's agents
+    // set cong_action_ at every window cut (slowdown() with CLOSE_CWND_HALF/_RESTART/_ONE:
+    // ecn(), a fast retransmit's dupack_action, timeout()) and output() puts CWR on the
+    // next packet sent, a retransmission too (tcp.cc output(): `cong_action_ &&
+    // (!is_retransmit || SetCWRonRetransmit_)`, true since 2008, ns-default.tcl), which
+    // ends the sink's ECN-Echo. When an echo cuts the window and the next packet is a
+    // timeout's retransmission (the window was full), ns-3's receiver goes on echoing, the
+    // ACK of the retransmission carries ECN-Echo again, and ns-3 answers it (CWR entered
+    // from LOSS: ssthresh = max(2, flight / 2)) where ns-2's sink had stopped echoing
+    // (Pentikousis' conservative RED+ECN, limit 32, seed 1: ssthresh 2 segments after
+    // 17.62 s instead of ns-2's 3). With CwrOnNextSegment (ECN on) this socket decides the
+    // flag of every data segment itself: CWR iff a cut since the last data segment.
+    // Cuts: an ECN echo answered (CWR entered, not from fast recovery, where ns-2's
+    // ecn() does nothing), a fast retransmit (not the one after an ECN cut in the same
+    // window: dupack_action does no slowdown then), a data timeout. The flag is written
+    // into SendDataPacket's header from the Tx trace, which fires just before
+    // TcpL4Protocol::SendPacket.
+
+    /// An ECN echo answered on this ACK (the base ReceivedAck entered CWR before
+    /// ProcessAck, and nothing is sent before ProcessAck ends): ns-2's ecn() cut, the last
+    /// window cut now (last_cwnd_action_ = CWND_ACTION_ECN, see ReTxTimeout).
+    void NoteEcnCut()
+    {
+        if (m_tcb->m_congState == TcpSocketState::CA_CWR &&
+            (m_stateBeforeAck != TcpSocketState::CA_CWR || m_recover != m_recoverBeforeAck) &&
+            m_stateBeforeAck != TcpSocketState::CA_RECOVERY)
+        {
+            m_lastCutEcn = true;
+            m_cwrOwed = m_cwrOwed || m_cwrNextSegment;
+        }
+    }
+
+    /// Before a data segment leaves: note this ACK's fast retransmit as a cut, and return
+    /// whether the segment carries CWR (CwrOnTx writes the flag either way).
+    bool CwrBeforeSend(bool retrans)
+    {
+        if (!m_cwrNextSegment || m_tcb->m_ecnState == TcpSocketState::ECN_DISABLED)
+        {
+            return false;
+        }
+        if (retrans && !m_cwrCutThisAck && m_tcb->m_congState == TcpSocketState::CA_RECOVERY &&
+            m_stateBeforeAck != TcpSocketState::CA_RECOVERY &&
+            m_stateBeforeAck != TcpSocketState::CA_CWR)
+        {
+            // the fast retransmit this ACK started: slowdown(CLOSE_CWND_HALF)
+            m_cwrCutThisAck = true;
+            m_cwrOwed = true;
+        }
+        if (!m_cwrHooked)
+        {
+            m_txTrace.ConnectWithoutContext(MakeCallback(&AqmTcpSocket::CwrOnTx, this));
+            m_cwrHooked = true;
+        }
+        m_cwrSending = true;
+        return m_cwrOwed;
+    }
+
+    /// Tx trace sink: SendDataPacket passes its own header (a local object, sent right
+    /// after this call), whose CWR flag is set to m_cwrOwed.
+    void CwrOnTx(Ptr<const Packet>, const TcpHeader& header, Ptr<const TcpSocketBase>)
+    {
+        if (!m_cwrSending)
+        {
+            return;
+        }
+        auto& h = const_cast<TcpHeader&>(header);
+        const uint8_t flags = h.GetFlags();
+        h.SetFlags(m_cwrOwed ? uint8_t(flags | TcpHeader::CWR)
+                             : uint8_t(flags & ~uint8_t(TcpHeader::CWR)));
+    }
+
     void ProcessAck(const SequenceNumber32& ack,
                     bool scoreboardUpdated,
                     uint32_t currentDelivered,
                     const SequenceNumber32& oldHead,
                     bool receivedData) override
     {
+        NoteEcnCut();
         KeepEcnWindow();
         const auto before = m_tcb->m_congState.Get();
         const double cwndBefore = ExactCwnd();
@@ -1282,6 +1373,7 @@ class AqmTcpSocket : public TcpSocketBase
     /// and restarts the retransmission timer.
     void FastRetransmitted()
     {
+        m_lastCutEcn = false; // ns-2 dupack_action: last_cwnd_action_ = CWND_ACTION_DUPACK
         if (m_rttTimed)
         {
             m_rttActive = false;
@@ -1624,7 +1716,6 @@ class AqmTcpSocket : public TcpSocketBase
                             !m_txBuffer->IsHeadRetransmitted();
         const double cwndBefore = ExactCwnd();
         const uint32_t ssthreshBefore = m_tcb->m_ssThresh.Get();
-        const auto stateBefore = m_tcb->m_congState.Get();
         const uint32_t retriesBefore = m_dataRetrCount;
         const bool dataTimeout = m_state != CLOSED && m_state != TIME_WAIT &&
                                  m_state != SYN_SENT && m_txBuffer->Size() > 0 &&
@@ -1640,6 +1731,10 @@ class AqmTcpSocket : public TcpSocketBase
             m_sack1Blocks.clear();
             m_txBuffer->SetSentListLost(true);
         }
+        if (dataTimeout && m_cwrNextSegment)
+        {
+            m_cwrOwed = true; // ns-2 timeout(): slowdown(CLOSE_CWND_ONE or _RESTART)
+        }
         if (dataTimeout && ManagesRto())
         {
             m_rttActive = false; // ns-2 reset_rtx_timer: no timing across a timeout
@@ -1652,10 +1747,22 @@ class AqmTcpSocket : public TcpSocketBase
         {
             SetExactCwnd(m_tcb->m_cWnd.Get()); // a whole segment: no fraction left over
         }
-        if (timedOut && m_timeoutHalvesWindow && stateBefore == TcpSocketState::CA_CWR)
+        const bool afterEcnCut = m_lastCutEcn;
+        if (dataTimeout)
         {
-            // ns-2 timeout(): while recovering from an ECN echo the window is already cut,
-            // so cwnd goes to 1 and ssthresh stays (slowdown(CLOSE_CWND_ONE)).
+            m_lastCutEcn = false; // last_cwnd_action_ = CWND_ACTION_TIMEOUT
+        }
+        if (timedOut && m_timeoutHalvesWindow && afterEcnCut)
+        {
+            // ns-2 timeout(): `highest_ack_ < recover_ && last_cwnd_action_ ==
+            // CWND_ACTION_ECN` keeps ssthresh (slowdown(CLOSE_CWND_ONE): cwnd 1). Reno's
+            // (and Sack1's) timeout() set recover_ = maxseq_ just before (bug_fix_), so
+            // with data outstanding the test is the last action alone: an ECN echo made
+            // the last window cut, no fast retransmit or timeout since, however long
+            // after its window of data ended. Pentikousis' conservative RED+ECN, limit 32,
+            // 20 MiB, seed 6, flow 3: an echo at 13.88 s (ssthresh 3), CWR over by 14.7 s,
+            // a timeout at 15.88 s with cwnd 4.6: ns-2.35 kept ssthresh 3, ns-3 (in OPEN)
+            // halved to 2.
             m_tcb->m_ssThresh = ssthreshBefore;
         }
         else if (timedOut && ((m_reno && !m_sackEnabled && halves) || m_timeoutHalvesWindow))
@@ -1706,8 +1813,14 @@ class AqmTcpSocket : public TcpSocketBase
         // (hold_queue_disc.h), as ns-2's output() from dupack_action.
         SendContext::fastRetransmit =
             retrans && m_tcb->m_congState == TcpSocketState::CA_RECOVERY;
+        const bool cwr = CwrBeforeSend(retrans);
         const uint32_t sz = SendDataPacketEct(seq, maxSize, withAck, retrans);
         SendContext::fastRetransmit = false;
+        m_cwrSending = false;
+        if (cwr && sz > 0)
+        {
+            m_cwrOwed = false; // output(): cong_action_ = FALSE once a packet carried it
+        }
         if (m_sack1Active && sz > 0)
         {
             ++m_sack1Pipe; // pipe_++ (the fast retransmission itself is not counted)
@@ -2057,6 +2170,12 @@ class AqmTcpSocket : public TcpSocketBase
     bool m_renoHalfCwnd{false};
     bool m_ltAfterTimeout{false};
     bool m_ecnHalvesWindow{false};
+    bool m_cwrNextSegment{false}; // CwrOnNextSegment (see "CWR flag")
+    bool m_cwrOwed{false};        // a window cut since the last data segment (cong_action_)
+    bool m_lastCutEcn{false};     // the last window cut was an ECN echo's (see ReTxTimeout)
+    bool m_cwrCutThisAck{false};  // this ACK's fast retransmit has been noted as a cut
+    bool m_cwrHooked{false};      // CwrOnTx is connected to the Tx trace
+    bool m_cwrSending{false};     // inside SendDataPacket: CwrOnTx decides the CWR flag
     bool m_ns2DelAck{false};
     bool m_ackWithData{false};
     bool m_bareSyn{false};
