@@ -17,7 +17,9 @@ Results and the events of ``flows``, one row each, ordered by time:
   corrections of that ACK or timeout; ``backoff`` only when aqmlab computes the timer,
   i.e. a mechanism of :mod:`aqmlab.kinds.tcp.mechanisms` at ns-2's value; else 1).
 
-ns-3: aqmlab's socket writes the events (``TcpTrace`` in tcp_socket.h). ns-2: the
+ns-3: aqmlab's socket writes the events (``TcpTrace`` in tcp_socket.h); a segment held by
+a sender processing time (``processing_time``) when it leaves the hold, where ns-2's trace
+sees it. ns-2: the
 ``trace-queue`` of each flow's first link gives sends and ACK arrivals, its agent's traced
 variables the window and back-off (cwnd for an ns-2 event is the last value traced at or
 before it).

@@ -169,3 +169,18 @@ def test_cwr_flag_is_ns2s_next_segment_for_one_way_agents_only():
         check(_scenario([Bulk(flows=1)], ecn=True, cwr_flag="new_data"))
     check(_scenario([PackMime(rate=1, tcp=FULL_TCP)], ecn=True, cwr_flag="new_data"))
     check(_scenario([PackMime(rate=1, tcp=FULL_TCP)], ecn=True, cwr_flag="next_segment"))
+
+
+def test_processing_timing_at_the_release_for_ns2s_agents():
+    """ns-2's agents time a held segment and arm an idle timer when it leaves the processing
+    hold ("output", the default of reno/newreno/sack); "socket" (ns-3) is refused by ns-2."""
+    assert attrs(Tcp())["TimingAtRelease"] == "true"
+    assert attrs(Tcp(), one_way=False)["TimingAtRelease"] == "true"
+    assert attrs(Tcp(processing_timing="socket"))["TimingAtRelease"] == "false"
+    assert attrs(Tcp(variant="cubic"))["TimingAtRelease"] == "false"
+    with pytest.raises(ScenarioError, match="tcp.processing_timing"):
+        check(_scenario([Bulk(flows=1, processing_time="1ms")], processing_timing="socket"))
+    with pytest.raises(ScenarioError, match="processing_timing"):
+        Tcp(processing_timing="device")
+    assert Tcp(processing_timing="socket").to_dict()["processing_timing"] == "socket"
+    assert "processing_timing" not in Tcp().to_dict()

@@ -208,6 +208,22 @@ MECHANISMS = (
         "(dup_syn 'answer'; with 'ignore' the timer is kept). "
         "Web connections keep ns-3's (Full-TCP's own handshake not examined here)."),
     Mechanism(
+        "processing_timing", ("socket", "output"), "output", "output", "socket",
+        "With a sender processing time (bulk processing_time, ns-2's overhead_): when a "
+        "held segment's RTT timing and an idle retransmission timer start: when the "
+        "socket sends it into the hold (aqmlab until 0.7.1), or when the hold's timer fires "
+        "and it leaves, as ns-2 delays send_much() itself and output() times the first new "
+        "segment and arms the timer if none is pending or all data sent was acknowledged "
+        "(tcp.cc send_much()/output(), force_set_rtx_timer). The hold is up to the "
+        "processing time long: a tick boundary inside it adds a tick to the round trip, "
+        "and a timer armed at the ACK fires that much earlier. Qiu's T1, 10 flows, a T1 "
+        "packet time of processing, seed 2: flow 2 timed segment 1 from its ACK's "
+        "arrival, 2 ticks where ns-2.35 counted 1 from its departure, its RTO stayed 0.1 "
+        "s longer and it timed out at 5.09 s instead of 4.99 s; seed 1: flow 9's timer, "
+        "armed 2 ms early, retransmitted into a full queue where ns-2.35's found room. "
+        "Only where aqmlab computes the timer (rtt_sampling, rto_clock or "
+        "rto_backoff_reset at ns-2's value)."),
+    Mechanism(
         "dupacks_after_timeout", ("ignored", "limited_transmit"), "limited_transmit",
         "ignored", "ignored",
         "Duplicate ACKs after a timeout (no SACK, limited transmit on): ignored until the "
@@ -291,6 +307,7 @@ def ns3_attributes(tcp: Tcp, one_way: bool) -> tuple[tuple[str, str], ...]:
         ("BareSyn", on("syn_options", "none")),
         # with dup_syn "ignore" (Full-TCP) the timer is the only repair of a lost SYN/ACK
         ("SynAckTimer", "true" if tcp.dup_syn == "ignore" else on("synack_retry", "timer")),
+        ("TimingAtRelease", on("processing_timing", "output")),
     )
 
 

@@ -138,7 +138,9 @@ class Tcp(Spec):
       its ACK are bare headers: no window-scale option bytes, the scaling still agreed);
       ``synack_retry`` "timer" | "none" (ns-2's one-way sink never sends on a timer: the
       listener resends its SYN/ACK only in answer to a duplicate SYN; with dup_syn
-      "ignore" the timer is kept).
+      "ignore" the timer is kept); ``processing_timing`` "socket" | "output" (with a
+      sender processing time, ns-2 times a segment and arms an idle retransmission timer
+      when the delayed send fires, not when the window opened).
     """
 
     variant: str = "reno"
@@ -185,6 +187,7 @@ class Tcp(Spec):
     handshake_ack: str = "auto"
     syn_options: str = "auto"
     synack_retry: str = "auto"
+    processing_timing: str = "auto"
 
     def __post_init__(self) -> None:
         TCP_VARIANTS.lookup(self.variant, "variant")

@@ -60,10 +60,21 @@ class Sender : public Application
         m_stats = stats;
     }
 
+    /// This flow's packets pass a processing-time hold: its socket listens to it.
+    void ListenToHold(std::shared_ptr<HoldListeners> listeners, uint32_t flow)
+    {
+        m_holdListeners = std::move(listeners);
+        m_flow = flow;
+    }
+
   private:
     void StartApplication() override
     {
         m_socket = MakeTcpSocket(GetNode(), *m_profile);
+        if (m_holdListeners)
+        {
+            m_socket->ListenToHold(m_holdListeners, m_flow);
+        }
         m_socket->SetStats(m_stats);
         m_socket->SetBootPhase(m_bootPhase);
         m_socket->TraceIfWanted(m_localPort);
@@ -162,6 +173,8 @@ class Sender : public Application
     bool m_connected{false};
     bool m_closed{false};
     FlowStats* m_stats{nullptr};
+    std::shared_ptr<HoldListeners> m_holdListeners;
+    uint32_t m_flow{0};
     Ptr<AqmTcpSocket> m_socket;
 };
 

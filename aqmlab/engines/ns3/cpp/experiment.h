@@ -39,7 +39,7 @@ namespace aqmlab
 {
 using namespace ns3;
 
-constexpr int AQMLAB_CPP_VERSION = 14;
+constexpr int AQMLAB_CPP_VERSION = 15;
 /// Flow i's sender binds port PORT_BASE + i; receivers listen on LISTEN_PORT_BASE + profile.
 constexpr uint16_t PORT_BASE = 10000;
 constexpr uint16_t LISTEN_PORT_BASE = 5000;
@@ -415,6 +415,10 @@ class Experiment
             m_registry.Add(Addr(f.src), port, i);
             tx->Setup(prof, InetSocketAddress(Addr(f.dst), listeners[lkey]).ConvertTo(), port,
                       f.target, &m_stats[i], f.bootPhase);
+            if (f.processing > 0)
+            {
+                tx->ListenToHold(m_holdListeners, i); // its packets are held (HoldQueueDisc)
+            }
             m_nodes.Get(f.src)->AddApplication(tx);
             tx->SetStartTime(Seconds(f.start));
             if (f.target > 0)
@@ -670,7 +674,7 @@ class Experiment
         {
             Ptr<HoldQueueDisc> h = CreateObject<HoldQueueDisc>();
             h->Configure(&m_flowInfo, &m_registry, 1000 + m_holdStreams++,
-                         m_useNs2Rng ? &m_ns2Rng : nullptr);
+                         m_useNs2Rng ? &m_ns2Rng : nullptr, m_holdListeners);
             qd = h;
         }
         else if (q.type == "aqmlab::DropListQueueDisc")
@@ -830,6 +834,8 @@ class Experiment
     bool m_ns2TxTime = false; // topology tx_time "ns2": Ns2TxClock on every device
     bool m_useNs2Rng = false; // run random_stream "ns2": RED and holds draw from m_ns2Rng
     Ns2Rng m_ns2Rng;
+    /// Senders of held flows, told by the holds when their packets are held and released.
+    std::shared_ptr<HoldListeners> m_holdListeners = std::make_shared<HoldListeners>();
     std::vector<LinkRec> m_links;
     std::vector<std::unique_ptr<TcpProfile>> m_profiles;
     std::vector<FlowInfo> m_flowInfo;

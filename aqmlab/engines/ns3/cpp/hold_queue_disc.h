@@ -13,6 +13,12 @@
 // with run.random_stream "ns2", from the run's shared ns-2 stream (ns2_rng.h), where ns-2
 // draws Random::uniform(overhead_). Flows share a hold only if they use the same sender
 // host and their indices are equal modulo 255.
+//
+// ns-2 delays the whole send_much(): the packets' output() runs when the timer fires, and
+// output() arms an idle retransmission timer (any, when all data sent was acknowledged)
+// and starts the RTT timing of the first new segment then. The hold tells the flow's
+// HoldListener (aqmlab's socket, tcp_socket.h "Processing hold") when it holds one of its
+// packets and when that packet leaves, so the socket can trace, time and arm there.
 #pragma once
 #include "flow_registry.h"
 #include "flow_stats.h"
@@ -23,6 +29,7 @@
 #include "ns3/traffic-control-module.h"
 
 #include <deque>
+#include <memory>
 #include <unordered_map>
 
 namespace aqmlab
@@ -35,6 +42,39 @@ using namespace ns3;
 struct SendContext
 {
     static inline bool fastRetransmit = false;
+};
+
+/// The sender of a held flow: told, in order, when each of its packets is held (at once,
+/// while the socket sends it) and when it is released (the hold's timer fired).
+class HoldListener
+{
+  public:
+    virtual ~HoldListener() = default;
+    virtual void PacketHeld() = 0;
+    virtual void PacketReleased() = 0;
+};
+
+/// Each flow's HoldListener by flow index (null: none); shared by the experiment, its holds
+/// and the listeners (a socket removes itself when it goes).
+class HoldListeners
+{
+  public:
+    void Set(uint32_t flow, HoldListener* listener)
+    {
+        if (flow >= m_byFlow.size())
+        {
+            m_byFlow.resize(flow + 1, nullptr);
+        }
+        m_byFlow[flow] = listener;
+    }
+
+    HoldListener* Get(int64_t flow) const
+    {
+        return flow >= 0 && size_t(flow) < m_byFlow.size() ? m_byFlow[flow] : nullptr;
+    }
+
+  private:
+    std::vector<HoldListener*> m_byFlow;
 };
 
 class HoldQueueDisc : public QueueDisc
@@ -59,13 +99,16 @@ class HoldQueueDisc : public QueueDisc
 
     /// Flows are recognised through the registry of open connections.
     /// `ns2`: the run's shared ns-2 stream, or null for this disc's own ns-3 stream.
+    /// `listeners`: the senders to tell of holds and releases (null: none).
     void Configure(const std::vector<FlowInfo>* flows, const FlowRegistry* registry,
-                   int64_t stream, Ns2Rng* ns2 = nullptr)
+                   int64_t stream, Ns2Rng* ns2 = nullptr,
+                   std::shared_ptr<HoldListeners> listeners = nullptr)
     {
         m_flows = flows;
         m_registry = registry;
         m_rng->SetStream(stream);
         m_ns2 = ns2;
+        m_listeners = std::move(listeners);
     }
 
   private:
@@ -75,13 +118,14 @@ class HoldQueueDisc : public QueueDisc
         HELD,   // timer armed, packets accumulate
     };
 
-    /// Maximum hold of this packet's flow (0: pass through) and its internal queue.
-    double Classify(Ptr<const QueueDiscItem> item, uint32_t& queue) const
+    /// Maximum hold of this packet's flow (0: pass through), its internal queue and flow.
+    double Classify(Ptr<const QueueDiscItem> item, uint32_t& queue, int64_t& flow) const
     {
         queue = 0;
         bool data = false;
         uint8_t flags = 0;
         const int64_t f = m_flows && m_registry ? m_registry->Lookup(item, data, &flags) : -1;
+        flow = f;
         const bool syn = (flags & (TcpHeader::SYN | TcpHeader::ACK)) == TcpHeader::SYN;
         if (f < 0 || !(data || syn))
         {
@@ -94,7 +138,8 @@ class HoldQueueDisc : public QueueDisc
     bool DoEnqueue(Ptr<QueueDiscItem> item) override
     {
         uint32_t q = 0;
-        const double maxHold = Classify(item, q);
+        int64_t flow = -1;
+        const double maxHold = Classify(item, q, flow);
         if (maxHold <= 0 || SendContext::fastRetransmit)
         {
             q = 0;
@@ -118,6 +163,11 @@ class HoldQueueDisc : public QueueDisc
         else
         {
             ++m_held[q];
+            m_heldFlows[q].push_back(flow);
+            if (HoldListener* l = m_listeners ? m_listeners->Get(flow) : nullptr)
+            {
+                l->PacketHeld();
+            }
         }
         return true;
     }
@@ -127,6 +177,15 @@ class HoldQueueDisc : public QueueDisc
     void Release(uint32_t q)
     {
         m_fifo.insert(m_fifo.end(), m_held[q], q);
+        for (uint32_t k = 0; k < m_held[q]; ++k)
+        {
+            const int64_t flow = m_heldFlows[q].front();
+            m_heldFlows[q].pop_front();
+            if (HoldListener* l = m_listeners ? m_listeners->Get(flow) : nullptr)
+            {
+                l->PacketReleased();
+            }
+        }
         m_held[q] = 0;
         m_state[q] = CLOSED;
         Run();
@@ -160,6 +219,7 @@ class HoldQueueDisc : public QueueDisc
         }
         m_state.assign(N_QUEUES, CLOSED);
         m_held.assign(N_QUEUES, 0);
+        m_heldFlows.assign(N_QUEUES, {});
         return GetNQueueDiscClasses() == 0 && GetNPacketFilters() == 0;
     }
 
@@ -173,6 +233,8 @@ class HoldQueueDisc : public QueueDisc
     Ns2Rng* m_ns2{nullptr};
     std::vector<State> m_state;
     std::vector<uint32_t> m_held; // packets of the armed hold, per internal queue
+    std::vector<std::deque<int64_t>> m_heldFlows; // flow of each held packet, in order
+    std::shared_ptr<HoldListeners> m_listeners;
     std::deque<uint32_t> m_fifo;  // internal queue of each packet free to leave, in order
 };
 

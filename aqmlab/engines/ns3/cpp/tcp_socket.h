@@ -96,7 +96,7 @@ struct TcpTrace
     }
 };
 
-class AqmTcpSocket : public TcpSocketBase
+class AqmTcpSocket : public TcpSocketBase, public HoldListener
 {
   public:
     static TypeId GetTypeId()
@@ -268,6 +268,16 @@ class AqmTcpSocket : public TcpSocketBase
                               "one-way sink has no handshake). Ignored with IgnoreDupSyn",
                               BooleanValue(true),
                               MakeBooleanAccessor(&AqmTcpSocket::m_synAckTimer),
+                              MakeBooleanChecker())
+                .AddAttribute("TimingAtRelease",
+                              "Behind a processing-time hold (HoldQueueDisc), the RTT timing "
+                              "and an idle retransmission timer start when the held segment "
+                              "leaves (ns-2's output() after overhead_'s delayed send); "
+                              "false: when the socket sends it. Only when this socket "
+                              "computes the timer (RttTimed, RtoTicks or "
+                              "RtoBackoffUntilSample)",
+                              BooleanValue(false),
+                              MakeBooleanAccessor(&AqmTcpSocket::m_timingAtRelease),
                               MakeBooleanChecker());
         return tid;
     }
@@ -308,6 +318,7 @@ class AqmTcpSocket : public TcpSocketBase
           m_ackWithData(other.m_ackWithData),
           m_bareSyn(other.m_bareSyn),
           m_synAckTimer(other.m_synAckTimer),
+          m_timingAtRelease(other.m_timingAtRelease),
           m_scaleWanted(other.m_scaleWanted),
           m_sackWanted(other.m_sackWanted),
           m_stats(nullptr)
@@ -326,6 +337,10 @@ class AqmTcpSocket : public TcpSocketBase
             }
         }
         m_finWait2Event.Cancel();
+        if (m_holdTable && m_holdTable->Get(m_holdFlow) == this)
+        {
+            m_holdTable->Set(m_holdFlow, nullptr);
+        }
         Live().erase(this);
         if (m_onDestroy)
         {
@@ -371,6 +386,15 @@ class AqmTcpSocket : public TcpSocketBase
     void SetStats(FlowStats* stats)
     {
         m_stats = stats;
+    }
+
+    /// This sender's packets pass a processing-time hold (flow `flow` of `table`): it is
+    /// told when each is held and released (see "Processing hold").
+    void ListenToHold(std::shared_ptr<HoldListeners> table, uint32_t flow)
+    {
+        m_holdTable = std::move(table);
+        m_holdFlow = flow;
+        m_holdTable->Set(flow, this);
     }
 
     /// Write this sender's events to the flow trace if its port is wanted (TcpTrace).
@@ -1090,6 +1114,142 @@ class AqmTcpSocket : public TcpSocketBase
         }
     }
 
+    // ---- Processing hold (HoldQueueDisc, TimingAtRelease) ------------------------------
+    // With a sender processing time ns-2 delays send_much() itself (tcp.cc: overhead_ arms
+    // delsnd_timer_, and when it fires send_much(1) calls output() for what the window
+    // then allows); output() starts the RTT timing of the first new segment (rtt_ts_) and
+    // arms the retransmission timer if none is pending, or whenever all data sent so far
+    // was acknowledged (force_set_rtx_timer: newtimer() cancelled it at that ACK). So both
+    // start when the segment leaves, after the delay. aqmlab's hold delays the packet
+    // below the socket, which timed and armed when it sent it. The hold tells this socket
+    // (HoldListener) when it holds one of its packets, at once, and when the packet
+    // leaves; with TimingAtRelease the timing and an idle timer wait for that. Qiu's T1
+    // with 10 flows and a T1 packet time of processing, seed 2: flow 2 timed segment 1
+    // from 0.413047 s (its ACK's arrival) where ns-2.35 timed it from 0.414637 s (when it
+    // left), a round trip of 2 ticks instead of 1; its RTO was 1.2 s instead of 1.1 s from
+    // then on and it timed out at 5.09 s where ns-2.35 did at 4.99 s. Seed 1: flows 4 and 9
+    // armed their timer at the ACK of their first segment, 2 ms before ns-2.35 did, and
+    // flow 9's retransmission, 2 ms early, found the queue full. A held segment is traced
+    // when it leaves (ns-2's trace sees it at the link), with or without TimingAtRelease.
+
+    /// A segment or SYN this socket is sending (SendScope), as the hold may keep it.
+    struct HeldSend
+    {
+        SequenceNumber32 seq;
+        uint32_t size;   // payload bytes
+        bool syn;
+        bool retrans;    // sent before (the trace's 'R')
+        uint8_t flags;   // of a SYN: what its timer resends
+        bool known;      // sent through SendDataPacket or SendEmptyPacket
+    };
+
+    /// While the socket sends one packet: what it is, and whether the hold kept it.
+    class SendScope
+    {
+      public:
+        SendScope(AqmTcpSocket* s, HeldSend what)
+            : m_s(s),
+              m_what(s->m_sending),
+              m_held(s->m_sendHeld),
+              m_timed(s->m_timedHere),
+              m_uid(s->m_sendTimerUid)
+        {
+            s->m_sending = what;
+            s->m_sendHeld = false;
+            s->m_timedHere = false;
+            s->m_sendTimerUid = s->m_retxEvent.GetUid();
+        }
+
+        ~SendScope()
+        {
+            m_s->m_sending = m_what;
+            m_s->m_sendHeld = m_held;
+            m_s->m_timedHere = m_timed;
+            m_s->m_sendTimerUid = m_uid;
+        }
+
+        SendScope(const SendScope&) = delete;
+        SendScope& operator=(const SendScope&) = delete;
+
+      private:
+        AqmTcpSocket* m_s;
+        HeldSend m_what;
+        bool m_held;
+        bool m_timed;
+        uint32_t m_uid;
+    };
+
+    bool TimesAtRelease() const
+    {
+        return m_timingAtRelease && ManagesRto();
+    }
+
+    /// The hold keeps the packet being sent: its timing, and a timer this send armed, wait.
+    void PacketHeld() override
+    {
+        m_sendHeld = true;
+        const HeldSend h = m_sending; // known: false outside SendDataPacket/SendEmptyPacket
+        m_heldSends.push_back(h);
+        if (!TimesAtRelease())
+        {
+            return;
+        }
+        if (m_timedHere) // a SYN is timed before it goes down (ns-3's SendEmptyPacket)
+        {
+            m_rttActive = false;
+            m_timedHere = false;
+        }
+        if (!h.syn && m_retxEvent.IsPending() && m_retxEvent.GetUid() != m_sendTimerUid)
+        {
+            m_retxEvent.Cancel(); // armed by this send (idle timer): armed when it leaves
+        }
+    }
+
+    /// The hold's timer fired: the packet leaves now (ns-2's output()).
+    void PacketReleased() override
+    {
+        if (m_heldSends.empty())
+        {
+            return;
+        }
+        const HeldSend h = m_heldSends.front();
+        m_heldSends.pop_front();
+        if (!h.known)
+        {
+            return;
+        }
+        const SequenceNumber32 end = h.seq + std::max<uint32_t>(h.size, h.syn ? 1 : 0);
+        const bool fresh = !m_wireAny || end > m_wireHigh; // ns-2: seqno > maxseq_
+        if (TimesAtRelease() && m_state != CLOSED && m_state != TIME_WAIT)
+        {
+            // force_set_rtx_timer: highest_ack_ == maxseq_ (all data sent so far acked)
+            const bool force = !m_wireAny || m_wireHigh <= m_txBuffer->HeadSequence();
+            if (fresh && m_rttTimed && !m_rttActive)
+            {
+                m_rttActive = true;
+                m_rttSeq = end;
+                m_rttSentAt = Simulator::Now();
+            }
+            if (force || !m_retxEvent.IsPending())
+            {
+                m_rto = Seconds(RtoNow());
+                m_retxEvent.Cancel();
+                m_retxEvent = h.syn ? Simulator::Schedule(m_rto, &AqmTcpSocket::SendEmptyPacket,
+                                                          this, h.flags)
+                                    : Simulator::Schedule(m_rto, &AqmTcpSocket::ReTxTimeout, this);
+            }
+        }
+        if (fresh)
+        {
+            m_wireAny = true;
+            m_wireHigh = end;
+        }
+        if (m_tracePort && !h.syn)
+        {
+            Trace(h.retrans ? 'R' : 'S', h.seq);
+        }
+    }
+
     void UpdateRttHistory(const SequenceNumber32& seq, uint32_t sz, bool isRetransmission) override
     {
         if (!m_rttTimed)
@@ -1097,8 +1257,13 @@ class AqmTcpSocket : public TcpSocketBase
             TcpSocketBase::UpdateRttHistory(seq, sz, isRetransmission);
             return;
         }
+        if (m_sendHeld && TimesAtRelease())
+        {
+            return; // timed when it leaves the hold (PacketReleased)
+        }
         if (!isRetransmission && !m_rttActive) // ns-2 output(): new data, nothing timed
         {
+            m_timedHere = true;
             m_rttActive = true;
             m_rttSeq = seq + std::max<uint32_t>(sz, 1); // a SYN (sz 0) is acked at seq + 1
             m_rttSentAt = Simulator::Now();
@@ -1314,6 +1479,7 @@ class AqmTcpSocket : public TcpSocketBase
             }
         }
         const bool fin = flags & TcpHeader::FIN;
+        const SendScope scope(this, {m_tcb->m_nextTxSequence, 0, syn, false, flags, true});
         if (!(syn || fin) || !ManagesRto())
         {
             BaseSendEmptyPacket(flags);
@@ -1777,7 +1943,9 @@ class AqmTcpSocket : public TcpSocketBase
         }
         if (dataTimeout && ManagesRto())
         {
-            RearmRetransmitTimer(false);
+            // ns-2's timeout() re-arms it (reset_rtx_timer) before the delayed resend; a
+            // held retransmission has dropped the timer its send armed (PacketHeld)
+            RearmRetransmitTimer(TimesAtRelease());
         }
         if ((!m_sackEnabled || Sack1()) && m_recoverActive &&
             m_tcb->m_congState == TcpSocketState::CA_LOSS)
@@ -1814,12 +1982,18 @@ class AqmTcpSocket : public TcpSocketBase
         SendContext::fastRetransmit =
             retrans && m_tcb->m_congState == TcpSocketState::CA_RECOVERY;
         const bool cwr = CwrBeforeSend(retrans);
+        const SendScope scope(this, {seq, maxSize, false, retrans, 0, true});
         const uint32_t sz = SendDataPacketEct(seq, maxSize, withAck, retrans);
         SendContext::fastRetransmit = false;
         m_cwrSending = false;
         if (cwr && sz > 0)
         {
             m_cwrOwed = false; // output(): cong_action_ = FALSE once a packet carried it
+        }
+        const bool held = m_sendHeld;
+        if (held && !m_heldSends.empty())
+        {
+            m_heldSends.back().size = sz; // the segment's real size
         }
         if (m_sack1Active && sz > 0)
         {
@@ -1829,9 +2003,9 @@ class AqmTcpSocket : public TcpSocketBase
                 m_sack1Rxt = seq + sz; // MarkRetran
             }
         }
-        if (m_tracePort && sz > 0)
+        if (m_tracePort && sz > 0 && !held)
         {
-            Trace(retrans ? 'R' : 'S', seq);
+            Trace(retrans ? 'R' : 'S', seq); // a held one when it leaves (PacketReleased)
         }
         if (m_stats && sz > 0)
         {
@@ -2180,6 +2354,16 @@ class AqmTcpSocket : public TcpSocketBase
     bool m_ackWithData{false};
     bool m_bareSyn{false};
     bool m_synAckTimer{true};
+    bool m_timingAtRelease{false};
+    std::shared_ptr<HoldListeners> m_holdTable; // ListenToHold
+    uint32_t m_holdFlow{0};
+    std::deque<HeldSend> m_heldSends; // in the hold, in order
+    HeldSend m_sending{};             // SendScope: the packet being sent
+    bool m_sendHeld{false};           // the hold kept it
+    bool m_timedHere{false};          // its send started the RTT timing
+    uint32_t m_sendTimerUid{0};       // the retransmission timer before it
+    bool m_wireAny{false};            // anything has left (the hold)
+    SequenceNumber32 m_wireHigh{0};   // end of the highest sequence that left (maxseq_)
     bool m_scaleWanted{true}; // BareSyn: window scaling as configured (Connect / Listen)
     bool m_sackWanted{true};  // BareSyn: SACK as configured (Connect / Listen)
     bool m_holdHandshakeAck{false}; // inside ProcessSynSent (DoForwardUp in SYN_SENT)
