@@ -8,7 +8,8 @@ case. The C++ ones read their variable once per process, at first use. The switc
 
 * in the JIT-compiled headers (``cpp/*.h``): ``AQMLAB_FAST_ROUTING``,
   ``AQMLAB_ROUTE_INDEX`` (also ``verify``), ``AQMLAB_DIRECT_RX``,
-  ``AQMLAB_FAST_ATTRIBUTES``, ``AQMLAB_RAW_HEADERS``, ``AQMLAB_FILL_ONCE``;
+  ``AQMLAB_FAST_ATTRIBUTES``, ``AQMLAB_RAW_HEADERS``, ``AQMLAB_FILL_ONCE``,
+  ``AQMLAB_EVENT_HEAP``;
 * in the interposed libraries loaded before the wheel (``cpp/*.cc``):
   ``AQMLAB_SOCKET_TABLES`` (the socket-tables library; with it ``AQMLAB_FORK_INDEX``,
   ``AQMLAB_SPF_INDEX``, ``AQMLAB_FAST_OPTIONS``, ``AQMLAB_TX_TIME_MEMO``),
@@ -49,6 +50,8 @@ SWITCHES: dict[str, str] = {
                         "(cpp/spf_index.cc, in the socket-tables library)",
     "AQMLAB_FILL_ONCE": "applications fill a send buffer with one Send, not a loop of "
                         "small ones (cpp/apps.h, cpp/web.h)",
+    "AQMLAB_EVENT_HEAP": "pending events in a 4-ary heap array, not ns-3's std::map "
+                         "(cpp/event_heap.h; same (time, uid) order)",
     "AQMLAB_FAST_OPTIONS": "TCP options of deserialized headers built without an "
                            "ObjectFactory (cpp/per_packet_memo.cc, socket-tables library)",
     "AQMLAB_TX_TIME_MEMO": "transmission times remembered per (rate, size) "
@@ -76,4 +79,5 @@ def active(cpp: Any) -> dict[str, bool]:
             "direct_rx": bool(cpp.DirectRxEnabled()),
             "fast_attributes": bool(cpp.FastAttributesEnabled()),
             "raw_headers": bool(cpp.RawHeadersEnabled()),
-            "fill_once": bool(cpp.FillOnceEnabled())}
+            "fill_once": bool(cpp.FillOnceEnabled()),
+            "event_heap": bool(cpp.EventHeapEnabled())}
