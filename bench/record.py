@@ -116,6 +116,12 @@ class RecordingExperiment:
     def SetFlowDelay(self, link: int) -> None:
         self._rec("SetFlowDelay", int(link))
 
+    def SetTxTime(self, mode: str) -> None:
+        self._rec("SetTxTime", str(mode))
+
+    def SetRandomStream(self, mode: str, seed: int, run: int) -> None:
+        self._rec("SetRandomStream", str(mode), int(seed), int(run))
+
     def SetStopAfter(self, n: int) -> None:
         self._rec("SetStopAfter", int(n))
 

@@ -25,6 +25,7 @@
 #include "aqmlab.h"
 
 #include <chrono>
+#include <cstdlib>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -166,6 +167,23 @@ main(int argc, char** argv)
         std::cerr << "cannot read " << argv[1] << "\n";
         return 2;
     }
+    // ns-3's time step, as aqmlab/engines/ns3/native.py sets it (AQMLAB_TIME_RESOLUTION,
+    // default fs) before any simulation
+    const char* res = std::getenv("AQMLAB_TIME_RESOLUTION");
+    const std::string resolution = res && *res ? res : "fs";
+    if (resolution == "fs")
+    {
+        ns3::Time::SetResolution(ns3::Time::FS);
+    }
+    else if (resolution == "ps")
+    {
+        ns3::Time::SetResolution(ns3::Time::PS);
+    }
+    else if (resolution != "ns")
+    {
+        std::cerr << "AQMLAB_TIME_RESOLUTION must be fs, ps or ns\n";
+        return 2;
+    }
     const auto t0 = std::chrono::steady_clock::now();
     auto t1 = t0;
     std::unique_ptr<aqmlab::Experiment> exp;
@@ -229,8 +247,8 @@ main(int argc, char** argv)
         else if (call == "AddFlow")
         {
             const auto src = f.UInt(), dst = f.UInt(), prof = f.UInt();
-            const double start = f.Dbl(), bytes = f.Dbl(), proc = f.Dbl();
-            exp->AddFlow(src, dst, prof, start, bytes, proc);
+            const double start = f.Dbl(), bytes = f.Dbl(), proc = f.Dbl(), boot = f.Dbl();
+            exp->AddFlow(src, dst, prof, start, bytes, proc, boot);
         }
         else if (call == "AddWebFlows")
         {
@@ -268,6 +286,16 @@ main(int argc, char** argv)
         else if (call == "SetFlowDelay")
         {
             exp->SetFlowDelay(f.UInt());
+        }
+        else if (call == "SetTxTime")
+        {
+            exp->SetTxTime(f.Str());
+        }
+        else if (call == "SetRandomStream")
+        {
+            const auto mode = f.Str();
+            const auto seed = f.UInt(), run = f.UInt();
+            exp->SetRandomStream(mode, seed, run);
         }
         else if (call == "SetStopAfter")
         {

@@ -74,7 +74,8 @@ class Interposer:
         lib = prefix / "lib64" / f"libns{version}-{self.modules[0]}.so"
         stamp = f"{lib}:{lib.stat().st_size}:{lib.stat().st_mtime_ns}" if lib.exists() else ""
         key = hashlib.sha256(b"".join(texts.values()) + stamp.encode() + " ".join(_FLAGS).encode()
-                             + " ".join(self.modules).encode()).hexdigest()[:16]
+                             + " ".join(self.modules).encode()
+                             + " ".join(self.exports).encode()).hexdigest()[:16]
         out = cache_dir() / "native" / key / self.lib_name
         if out.exists():
             return out

@@ -8,6 +8,11 @@ headers into a cache folder and loaded before the wheel's libraries, so that the
 bind to it (ELF interposition, :mod:`aqmlab.engines.ns3.interposer`). Without g++, or with
 ``AQMLAB_SOCKET_TABLES=0``, ns-3's own functions run: same results, slower.
 
+It also answers the duplicate test of a server's forked socket (the five-argument
+``Ipv4EndPointDemux::Allocate``, a scan of every endpoint of the node per accepted connection)
+from an index of (local port, peer) kept exact through ``Ipv4EndPoint::SetPeer``;
+``AQMLAB_FORK_INDEX=0`` leaves that one to ns-3.
+
 The same library carries ``cpp/spf_index.cc`` (O(1) link records while ns-3's global routing
 computes routes; ``AQMLAB_SPF_INDEX=0`` turns just that off) and ``cpp/per_packet_memo.cc``
 (TCP options built directly, transmission times remembered; ``AQMLAB_FAST_OPTIONS=0``,
@@ -29,15 +34,15 @@ __all__ = ["FUNCTIONS", "LIBRARY", "load", "active", "calls", "spf_index_calls",
 LIBRARY = Interposer(
     sources=("socket_tables.cc", "spf_index.cc", "per_packet_memo.cc"),
     exports=('extern "C++" { ns3::TcpL4Protocol::*; ns3::Ipv4EndPointDemux::*; '
-             "ns3::GlobalRoutingLSA::GetLinkRecord*; ns3::GlobalRouteManager::InitializeRoutes*; "
-             "ns3::TcpOption::CreateOption*; ns3::DataRate::CalculateBytesTxTime*; }",
+             "ns3::Ipv4EndPoint::SetPeer*; ns3::GlobalRoutingLSA::GetLinkRecord*; "
+             "ns3::GlobalRouteManager::InitializeRoutes*; ns3::TcpOption::CreateOption*; ns3::DataRate::CalculateBytesTxTime*; }",
              "aqmlab_socket_tables_*", "aqmlab_spf_index_*", "aqmlab_per_packet_memo_*"),
     modules=("internet", "network", "core"),
     switches=("AQMLAB_SOCKET_TABLES",),
     what="ns-3's O(n) socket bookkeeping stays",
     replaces=("internet", "network"))  # core may be in: object_memo links it first
 
-FUNCTIONS = ("AddSocket", "RemoveSocket", "Allocate", "DeAllocate")
+FUNCTIONS = ("AddSocket", "RemoveSocket", "Allocate", "DeAllocate", "ForkAllocate", "SetPeer")
 
 
 def library_path(prefix: Path, version: str) -> Path | None:

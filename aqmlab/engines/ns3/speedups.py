@@ -8,11 +8,12 @@ case. The C++ ones read their variable once per process, at first use. The switc
 
 * in the JIT-compiled headers (``cpp/*.h``): ``AQMLAB_FAST_ROUTING``,
   ``AQMLAB_ROUTE_INDEX`` (also ``verify``), ``AQMLAB_DIRECT_RX``,
-  ``AQMLAB_FAST_ATTRIBUTES``, ``AQMLAB_RAW_HEADERS``, ``AQMLAB_FILL_ONCE``;
+  ``AQMLAB_FAST_ATTRIBUTES``, ``AQMLAB_RAW_HEADERS``, ``AQMLAB_FILL_ONCE``,
+  ``AQMLAB_EVENT_HEAP``;
 * in the interposed libraries loaded before the wheel (``cpp/*.cc``):
-  ``AQMLAB_SOCKET_TABLES`` (the socket-tables library; with it ``AQMLAB_SPF_INDEX``,
-  ``AQMLAB_FAST_OPTIONS``, ``AQMLAB_TX_TIME_MEMO``), ``AQMLAB_FAST_CONSTRUCT`` and
-  ``AQMLAB_TRACE_MEMO`` (the object-memo library, :mod:`~aqmlab.engines.ns3.object_memo`).
+  ``AQMLAB_SOCKET_TABLES`` (the socket-tables library; with it ``AQMLAB_FORK_INDEX``,
+  ``AQMLAB_SPF_INDEX``, ``AQMLAB_FAST_OPTIONS``, ``AQMLAB_TX_TIME_MEMO``),
+  ``AQMLAB_FAST_CONSTRUCT`` and ``AQMLAB_TRACE_MEMO`` (the object-memo library, :mod:`~aqmlab.engines.ns3.object_memo`).
 
 Run meta records which were on (:func:`active`).
 """
@@ -27,6 +28,9 @@ from aqmlab.engines.ns3 import object_memo, socket_tables
 #: Environment variable -> what it switches off when set to "0".
 SWITCHES: dict[str, str] = {
     "AQMLAB_SOCKET_TABLES": "O(1) socket and endpoint bookkeeping (cpp/socket_tables.cc)",
+    "AQMLAB_FORK_INDEX": "a forked server socket's duplicate-endpoint test from an index of "
+                         "(local port, peer), not a scan of the node's endpoints "
+                         "(cpp/socket_tables.cc, socket-tables library)",
     "AQMLAB_FAST_ROUTING": "memoised local-address test and routes per destination at each "
                            "node (cpp/fast_routing.h)",
     "AQMLAB_ROUTE_INDEX": "a node's first route to a destination from hash indexes of the "
@@ -46,6 +50,8 @@ SWITCHES: dict[str, str] = {
                         "(cpp/spf_index.cc, in the socket-tables library)",
     "AQMLAB_FILL_ONCE": "applications fill a send buffer with one Send, not a loop of "
                         "small ones (cpp/apps.h, cpp/web.h)",
+    "AQMLAB_EVENT_HEAP": "pending events in a 4-ary heap array, not ns-3's std::map "
+                         "(cpp/event_heap.h; same (time, uid) order)",
     "AQMLAB_FAST_OPTIONS": "TCP options of deserialized headers built without an "
                            "ObjectFactory (cpp/per_packet_memo.cc, socket-tables library)",
     "AQMLAB_TX_TIME_MEMO": "transmission times remembered per (rate, size) "
@@ -67,10 +73,11 @@ def active(cpp: Any) -> dict[str, bool]:
     """Which of the speed-ups this process uses (``cpp``: the aqmlab namespace)."""
     return {**object_memo.enabled(),
             **{name: socket_tables.active() and not switched_off(f"AQMLAB_{name.upper()}")
-               for name in ("spf_index", "fast_options", "tx_time_memo")},
+               for name in ("fork_index", "spf_index", "fast_options", "tx_time_memo")},
             "fast_routing": bool(cpp.FastRoutingEnabled()),
             "route_index": int(cpp.RouteIndexMode()) != 0,
             "direct_rx": bool(cpp.DirectRxEnabled()),
             "fast_attributes": bool(cpp.FastAttributesEnabled()),
             "raw_headers": bool(cpp.RawHeadersEnabled()),
-            "fill_once": bool(cpp.FillOnceEnabled())}
+            "fill_once": bool(cpp.FillOnceEnabled()),
+            "event_heap": bool(cpp.EventHeapEnabled())}

@@ -13,6 +13,7 @@
 #include "flow_registry.h"
 #include "web.h"
 #include "droplist_queue_disc.h"
+#include "event_heap.h"
 #include "flow_stats.h"
 #include "hold_queue_disc.h"
 #include "ns2_ecn_red_queue_disc.h"
@@ -39,7 +40,7 @@ namespace aqmlab
 {
 using namespace ns3;
 
-constexpr int AQMLAB_CPP_VERSION = 15;
+constexpr int AQMLAB_CPP_VERSION = 16;
 /// Flow i's sender binds port PORT_BASE + i; receivers listen on LISTEN_PORT_BASE + profile.
 constexpr uint16_t PORT_BASE = 10000;
 constexpr uint16_t LISTEN_PORT_BASE = 5000;
@@ -499,6 +500,10 @@ class Experiment
 
     void Run()
     {
+        if (EventHeapEnabled())
+        {
+            EventHeap::Install(); // same events in the same order, cheaper (event_heap.h)
+        }
         if (m_warmup > 0)
         {
             Simulator::Schedule(Seconds(m_warmup), &Experiment::Snapshot, this);

@@ -18,8 +18,16 @@
 // (socket -> id; endpoint -> list position; local port -> its endpoints), so every decision
 // (duplicate or not, which ephemeral port, what is erased) is the one ns-3 makes.
 //
+// The five-argument Allocate (a server's forked socket) refuses an endpoint whose local
+// address and port and peer address and port all equal a live one's; ns-3 scans every
+// endpoint of the node for it, once per accepted connection. Here a fourth index (local
+// port, peer port, peer address -> endpoints) answers it, kept exact by also replacing
+// Ipv4EndPoint::SetPeer, the only way a peer changes (Connect, ProcessSynRcvd). The local
+// address and the bound device are compared as ns-3 does, on the endpoints found.
+// AQMLAB_FORK_INDEX=0 leaves that Allocate to ns-3 (its endpoint is indexed afterwards).
+//
 // The indexes only learn of entries through these functions, or by catching up with
-// entries ns-3 added on its own (CreateSocket; the five-argument Allocate, left to ns-3):
+// entries ns-3 added on its own (CreateSocket; the five-argument Allocate when ns-3's):
 // new sockets carry increasing ids and new endpoints are appended, so both are found from
 // where the index stopped; if the sizes still disagree the index is rebuilt from the
 // container. aqmlab_socket_tables_reset() drops every index between simulations.
@@ -27,6 +35,8 @@
 #include "ns3/ipv4-end-point.h"
 #include "ns3/tcp-l4-protocol.h"
 #include "ns3/tcp-socket-base.h"
+
+#include "interpose.h"
 
 #include <cstdint>
 #include <iterator>
@@ -43,13 +53,54 @@ struct SocketIndex
     uint64_t seen{0};                                       // ids below were looked at
 };
 
+const bool g_forkIndex = aqmlab::EnvSwitch("AQMLAB_FORK_INDEX", true);
+
+/// (local port, peer port, peer address): the five-argument Allocate's duplicate test
+/// without the local address, which the endpoints found are compared on.
+uint64_t
+TupleKey(uint16_t localPort, uint16_t peerPort, Ipv4Address peer)
+{
+    return uint64_t(localPort) << 48 | uint64_t(peerPort) << 32 | peer.Get();
+}
+
+uint64_t
+TupleKey(const Ipv4EndPoint* ep)
+{
+    return TupleKey(ep->GetLocalPort(), ep->GetPeerPort(), ep->GetPeerAddress());
+}
+
 struct EndpointIndex
 {
     std::unordered_map<const Ipv4EndPoint*, Ipv4EndPointDemux::EndPointsI> where;
     std::unordered_map<uint16_t, std::unordered_set<const Ipv4EndPoint*>> byPort; // local port
+    std::unordered_map<uint64_t, std::unordered_set<const Ipv4EndPoint*>> byTuple; // TupleKey
     Ipv4EndPointDemux::EndPointsI last;                                // last element indexed
     bool any{false};                                                   // is `last` valid?
 };
+
+/// Endpoint -> the index holding it, so that SetPeer can move it in byTuple (entries leave
+/// with DeAllocate, the demultiplexer's destructor and aqmlab_socket_tables_reset).
+std::unordered_map<const Ipv4EndPoint*, EndpointIndex*>&
+Owners()
+{
+    static std::unordered_map<const Ipv4EndPoint*, EndpointIndex*> m;
+    return m;
+}
+
+void
+Unlink(std::unordered_map<uint64_t, std::unordered_set<const Ipv4EndPoint*>>& byTuple,
+       uint64_t key, const Ipv4EndPoint* ep)
+{
+    auto t = byTuple.find(key);
+    if (t != byTuple.end())
+    {
+        t->second.erase(ep);
+        if (t->second.empty())
+        {
+            byTuple.erase(t);
+        }
+    }
+}
 
 std::unordered_map<const void*, SocketIndex>&
 SocketIndexes()
@@ -65,9 +116,10 @@ EndpointIndexes()
     return m;
 }
 
-/// Calls of AddSocket, RemoveSocket, Allocate and DeAllocate here, so that a test can tell
-/// that the wheel's own calls (not only aqmlab's) bind to these definitions.
-uint64_t g_calls[4] = {0, 0, 0, 0};
+/// Calls of AddSocket, RemoveSocket, Allocate, DeAllocate here, so that a test can tell
+/// that the wheel's own calls (not only aqmlab's) bind to these definitions; then the
+/// five-argument Allocates answered from the fork index and the SetPeer calls.
+uint64_t g_calls[6] = {0, 0, 0, 0, 0, 0};
 
 } // namespace
 
@@ -78,12 +130,14 @@ extern "C"
     {
         SocketIndexes().clear();
         EndpointIndexes().clear();
+        Owners().clear();
     }
 
-    /// Calls in this process of AddSocket (0), RemoveSocket (1), Allocate (2), DeAllocate (3).
+    /// Calls in this process of AddSocket (0), RemoveSocket (1), Allocate (2), DeAllocate (3),
+    /// five-argument Allocates from the fork index (4), SetPeer (5).
     uint64_t aqmlab_socket_tables_calls(int which)
     {
-        return which >= 0 && which < 4 ? g_calls[which] : 0;
+        return which >= 0 && which < 6 ? g_calls[which] : 0;
     }
 }
 
@@ -175,6 +229,11 @@ Index(EndpointIndex& ix, Ipv4EndPointDemux::EndPointsI i)
 {
     ix.where[*i] = i;
     ix.byPort[(*i)->GetLocalPort()].insert(*i);
+    if (g_forkIndex)
+    {
+        ix.byTuple[TupleKey(*i)].insert(*i);
+        Owners()[*i] = &ix;
+    }
     ix.last = i;
     ix.any = true;
 }
@@ -191,6 +250,10 @@ SyncEndpoints(const void* demux, Ipv4EndPointDemux::EndPoints& list)
     }
     if (ix.where.size() != list.size())
     {
+        for (const auto& [ep, pos] : ix.where)
+        {
+            Owners().erase(ep);
+        }
         ix = EndpointIndex{};
         for (auto i = list.begin(); i != list.end(); ++i)
         {
@@ -236,6 +299,7 @@ Ipv4EndPointDemux::~Ipv4EndPointDemux()
     EndpointIndexes().erase(this);
     for (auto* ep : m_endPoints)
     {
+        Owners().erase(ep);
         delete ep;
     }
     m_endPoints.clear();
@@ -286,6 +350,62 @@ Ipv4EndPointDemux::Allocate(Ptr<NetDevice> boundNetDevice, Ipv4Address address, 
     return Append(ix, m_endPoints, new Ipv4EndPoint(address, port));
 }
 
+Ipv4EndPoint*
+Ipv4EndPointDemux::Allocate(Ptr<NetDevice> boundNetDevice,
+                            Ipv4Address localAddress,
+                            uint16_t localPort,
+                            Ipv4Address peerAddress,
+                            uint16_t peerPort)
+{
+    using Fn = Ipv4EndPoint* (Ipv4EndPointDemux::*)(Ptr<NetDevice>, Ipv4Address, uint16_t,
+                                                    Ipv4Address, uint16_t);
+    static const Fn next = aqmlab::NextMember<Fn>(
+        "_ZN3ns317Ipv4EndPointDemux8AllocateENS_3PtrINS_9NetDeviceEEENS_11Ipv4AddressEtS4_t");
+    if (!g_forkIndex)
+    {
+        return (this->*next)(boundNetDevice, localAddress, localPort, peerAddress, peerPort);
+    }
+    ++g_calls[4];
+    EndpointIndex& ix = SyncEndpoints(this, m_endPoints);
+    auto t = ix.byTuple.find(TupleKey(localPort, peerPort, peerAddress));
+    if (t != ix.byTuple.end())
+    {
+        for (const Ipv4EndPoint* ep : t->second)
+        {
+            Ptr<NetDevice> dev = ep->GetBoundNetDevice();
+            if (ep->GetLocalAddress() == localAddress && (dev == boundNetDevice || !dev))
+            {
+                return nullptr; // "No way we can allocate this end-point."
+            }
+        }
+    }
+    auto* endPoint = new Ipv4EndPoint(localAddress, localPort);
+    endPoint->SetPeer(peerAddress, peerPort); // not indexed yet: only sets the peer
+    return Append(ix, m_endPoints, endPoint);
+}
+
+void
+Ipv4EndPoint::SetPeer(Ipv4Address address, uint16_t port)
+{
+    ++g_calls[5];
+    EndpointIndex* ix = nullptr;
+    if (g_forkIndex)
+    {
+        auto o = Owners().find(this);
+        if (o != Owners().end())
+        {
+            ix = o->second;
+            Unlink(ix->byTuple, TupleKey(this), this);
+        }
+    }
+    m_peerAddr = address;
+    m_peerPort = port;
+    if (ix != nullptr)
+    {
+        ix->byTuple[TupleKey(this)].insert(this);
+    }
+}
+
 void
 Ipv4EndPointDemux::DeAllocate(Ipv4EndPoint* endPoint)
 {
@@ -298,6 +418,11 @@ Ipv4EndPointDemux::DeAllocate(Ipv4EndPoint* endPoint)
     }
     const EndPointsI i = w->second;
     const uint16_t port = endPoint->GetLocalPort();
+    if (g_forkIndex)
+    {
+        Unlink(ix.byTuple, TupleKey(endPoint), endPoint);
+        Owners().erase(endPoint);
+    }
     delete endPoint; // as ns-3: its destroy callback runs while the list still holds it
     if (ix.any && ix.last == i)
     {
