@@ -16,11 +16,18 @@ link of the topology:
   of the current time's ulp (``clock_ + txt`` in ``Scheduler::schedule``), so its departures
   too run ahead of or behind exact arithmetic, by ~1e-15 s per packet, the way given by
   that rounding at the current time (it can change each time the simulated time doubles).
-  At the femtosecond step each transmission takes ns-2's own double step (``clock_ + txt
-  - clock_`` at the current time) rounded to the femtosecond, so ns-3's clock follows
-  ns-2's. At a 1-ns step (``AQMLAB_TIME_RESOLUTION=ns``) aqmlab can only round each time
-  up to the next nanosecond where ns-2's step is longer than exact, down where it is
-  shorter, to the nearest where it is exact: the right side, but by up to 0.8 ns where
+  Finer than 1 ns (the femtosecond default, or ps) each device keeps ns-2's double clock
+  of its busy period: a transmission that starts as the last one ends ends at that one's
+  double end plus txt, in doubles, and ns-3 ends it at that double rounded to the nearest
+  step (an idle link starts from the double nearest ns-3's time), so a busy link's
+  departures are ns-2's to half a step however long it stays busy. aqmlab 0.7.0-0.7.2
+  rounded each double step instead, which kept a fraction of a femtosecond per packet
+  (on the T1, 0.46 fs late a slot before 16 s, 0.23 after): 0.4 ps over a 2.5-s timer
+  turned a tie that ns-2.35 ordered by 0.27 ps (Qiu's 100 flows, seed 6, 16.51 s;
+  tests/differential/test_tx_clock_drift.py). At a 1-ns step
+  (``AQMLAB_TIME_RESOLUTION=ns``) aqmlab can only round each time up to the next
+  nanosecond where ns-2's step is longer than exact, down where it is shorter, to the
+  nearest where it is exact: the right side, but by up to 0.8 ns where
   ns-2 errs by 1e-15 s, so a timer spanning the 16-s binade (Qiu's 100 flows, a 4 s RTO
   from 13.08 s) summed to the other side of a tie with the ACK clock
   (tests/differential/test_fs_clock.py).

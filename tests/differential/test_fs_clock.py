@@ -9,10 +9,10 @@ bottleneck at the same instant in exact arithmetic. ns-2.35's clock runs 1.8e-15
 slot fast after 16 s and 9e-18 s slow before, -7e-13 s over the timer: 80's packet comes
 first. The "ns2" tx_time clock at 1 ns rounds each step the same way but by +0.8 ns
 before 16 s and -0.2 ns after: ns-3's ACK arrives 279 ns after the timeout, 47's packet
-comes first (at 1 ps still 1 ps after), 80's 34 leaves the bottleneck one slot later and
-its fifth duplicate ACK for 29 (18.071887 s on ns-2) comes at 18.074478 s. At 1 fs each
-step is ns-2's own double step rounded to the femtosecond, and every data packet of the
-100 flows leaves at ns-2's time (to the traces' microsecond) for the 20 s.
+comes first, 80's 34 leaves the bottleneck one slot later and its fifth duplicate ACK
+for 29 (18.071887 s on ns-2) comes at 18.074478 s. At 1 fs each departure of a busy link
+is ns-2's double time rounded to the femtosecond (test_tx_clock_drift.py), and every data
+packet of the 100 flows leaves at ns-2's time (to the traces' microsecond) for the 20 s.
 """
 
 from __future__ import annotations

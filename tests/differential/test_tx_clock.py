@@ -14,8 +14,11 @@ again; "ns2" rounds ns-3's times that way (down, here, after 16 s).
 
 300 flows (one sender each), 40 s; ties after 16 s between a timeout's retransmission and
 another flow's first send within 1 us at the senders, where exactly one of the two copies
-was lost (sent again later by its flow). Measured (seed 1): ns-2.35 23 retransmissions
-lost and 3 new packets (91 ties); ns-3 "ns3" 0 and 45 (96); ns-3 "ns2" 22 and 7 (94).
+was lost (sent again later by its flow). Measured (seed 1): ns-2.35 18 retransmissions
+lost and 3 new packets (84 ties); ns-3 "ns3" 0 and 28 (75); ns-3 "ns2" the very same as
+ns-2.35, every data packet alike (with the femtosecond busy-link clock and
+``syn_timeout_ssthresh``: test_tx_clock_drift.py, test_syn_timeout.py; ties are paired
+in the order time, flow, segment on both engines; until 0.7.2 ns-3 "ns2" had 22 and 7).
 Over the Qiu runs of 200 s this was the whole gap between the engines at 300 and 1000
 flows without random processing time (README, ``aqmlab/scenario/topology.py``).
 """
@@ -38,9 +41,9 @@ FLOWS = 300
 def _ties(events: pd.DataFrame, after: float = 16.0) -> pd.DataFrame:
     """Ties of a timeout retransmission and another flow's first send (within 1 us at the
     senders, after ``after`` s): per tie whether each copy was lost."""
-    ev = events[events.event.isin(["send", "retx"])].copy()
+    ev = events[events.event.isin(["send", "retx"]) & (events.seg >= 0)].copy()  # data
     ev["lost"] = ev.t < ev.groupby(["flow", "seg"]).t.transform("max")
-    s = ev[ev.t > after].sort_values("t", kind="stable").reset_index(drop=True)
+    s = ev[ev.t > after].sort_values(["t", "flow", "seg"]).reset_index(drop=True)
     rows = []
     for i in np.where(np.diff(s.t.to_numpy()) <= 1.000001e-6)[0]:
         a, b = s.iloc[i], s.iloc[i + 1]
@@ -83,4 +86,4 @@ def test_ns2_rounding_loses_the_retransmission_as_ns2_does(ns2_losers):
     ties, retx, new = _losers("ns3", "ns2")
     assert ties > 50
     assert retx > 2 * new and retx > 10, (ties, retx, new)
-    assert abs(ties - ns2_losers[0]) < 0.3 * ns2_losers[0]
+    assert (ties, retx, new) == ns2_losers

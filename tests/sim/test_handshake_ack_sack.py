@@ -36,8 +36,12 @@ SEED = 6  # the seed that aborted
 
 
 def parking_lot(**changes) -> Scenario:
+    # the run that aborted, with ns-3's rule for a lost SYN (a flow lost one): with ns-2's,
+    # now the default (syn_timeout_ssthresh "halve"), the run takes another course, in
+    # which end-to-end flow 0 is backed off to 64 RTOs and delivers nothing after warm-up
     return Scenario.load(ROOT / "examples" / "parking_lot.toml").replace(
-        **{"run.engine": "ns3", "run.seed": SEED, **changes})
+        **{"run.engine": "ns3", "run.seed": SEED, "tcp.syn_timeout_ssthresh": "keep",
+           **changes})
 
 
 def run_in_child(scenario: Scenario, out: Path) -> subprocess.CompletedProcess:

@@ -184,3 +184,20 @@ def test_processing_timing_at_the_release_for_ns2s_agents():
         Tcp(processing_timing="device")
     assert Tcp(processing_timing="socket").to_dict()["processing_timing"] == "socket"
     assert "processing_timing" not in Tcp().to_dict()
+
+
+def test_a_lost_syn_halves_ssthresh_for_one_way_agents_only():
+    """ns-2's one-way agents time their packet 0 out as any segment (TcpAgent::timeout:
+    ssthresh 2); web connections follow ``syn_timeout`` (Full-TCP's, the same slowdown)."""
+    assert attrs(Tcp())["FullTcpSynTimeout"] == "true"
+    assert attrs(Tcp(), one_way=False)["FullTcpSynTimeout"] == "false"
+    assert attrs(Tcp(syn_timeout="full_tcp"), one_way=False)["FullTcpSynTimeout"] == "true"
+    assert attrs(Tcp(syn_timeout_ssthresh="keep"))["FullTcpSynTimeout"] == "false"
+    assert attrs(Tcp(variant="cubic"))["FullTcpSynTimeout"] == "false"
+    with pytest.raises(ScenarioError, match="tcp.syn_timeout_ssthresh"):
+        check(_scenario([Bulk(flows=1)], syn_timeout_ssthresh="keep"))
+    with pytest.raises(ScenarioError, match="syn_timeout_ssthresh"):
+        Tcp(syn_timeout_ssthresh="two")
+    check(_scenario([PackMime(rate=1, tcp=FULL_TCP)], syn_timeout_ssthresh="halve"))
+    assert Tcp(syn_timeout_ssthresh="keep").to_dict()["syn_timeout_ssthresh"] == "keep"
+    assert "syn_timeout_ssthresh" not in Tcp().to_dict()

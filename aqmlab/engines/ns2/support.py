@@ -141,7 +141,8 @@ def _mechanisms(t: Tcp, full_tcp: bool, fail) -> None:
             continue  # Sack1's; Full-TCP's SACK recovery is neither choice
         if m.field == "delack_sink" and (full_tcp or not t.delayed_ack):
             continue  # the DelAck sink's; Full-TCP acknowledges by its ack_rule
-        if m.field in ("handshake_ack", "syn_options", "synack_retry") and full_tcp:
+        if m.field in ("handshake_ack", "syn_options", "synack_retry",
+                       "syn_timeout_ssthresh") and full_tcp:
             continue  # Full-TCP's handshake is not modelled either way
         if m.field == "cwr_flag" and full_tcp:
             continue  # Full-TCP's (foutput: next_segment) is not traced: web keeps ns-3's

@@ -8,8 +8,9 @@ ns-3's time step is a femtosecond (``AQMLAB_TIME_RESOLUTION``: "fs", the default
 once). ns-2.35 keeps time in doubles; at 1 ns ns-3 rounds every transmission time by up to
 0.5 ns, and a tie that ns-2 orders by its ~1e-15 s rounding (a timer and the ACK clock on
 Qiu's T1) went the other way. At "fs" the "ns2" ``tx_time`` clock (cpp/ns2_tx_clock.h)
-takes ns-2's own double steps (tests/differential/test_fs_clock.py). int64 femtoseconds
-reach 9,223 s of simulated time: :func:`max_duration_s`.
+ends each busy link's transmissions at ns-2's own double times (tests/differential/
+test_fs_clock.py, test_tx_clock_drift.py). int64 femtoseconds reach 9,223 s of simulated
+time: :func:`max_duration_s`.
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ def max_duration_s() -> float:
     return (2**63 - 1) / RESOLUTIONS[resolution()][1] - 200.0
 
 #: Must equal ``AQMLAB_CPP_VERSION`` in experiment.h.
-CPP_VERSION = 16
+CPP_VERSION = 17
 
 _lock = threading.Lock()
 _done = False

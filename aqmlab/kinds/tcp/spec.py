@@ -140,7 +140,10 @@ class Tcp(Spec):
       listener resends its SYN/ACK only in answer to a duplicate SYN; with dup_syn
       "ignore" the timer is kept); ``processing_timing`` "socket" | "output" (with a
       sender processing time, ns-2 times a segment and arms an idle retransmission timer
-      when the delayed send fires, not when the window opened).
+      when the delayed send fires, not when the window opened); ``syn_timeout_ssthresh``
+      "keep" | "halve" (ns-2's one-way agents time a lost packet 0 out as any segment:
+      ssthresh 2 segments, the flow starts in congestion avoidance; web connections follow
+      ``syn_timeout``).
     """
 
     variant: str = "reno"
@@ -188,6 +191,7 @@ class Tcp(Spec):
     syn_options: str = "auto"
     synack_retry: str = "auto"
     processing_timing: str = "auto"
+    syn_timeout_ssthresh: str = "auto"
 
     def __post_init__(self) -> None:
         TCP_VARIANTS.lookup(self.variant, "variant")
@@ -328,7 +332,10 @@ class Tcp(Spec):
             ("FullTcpAcks", _b(self.ack_rule == "full_tcp")),
             ("EctRetransmissions", _b(self.ect_retransmissions)),
             ("IgnoreDupSyn", _b(self.dup_syn == "ignore")),
-            ("FullTcpSynTimeout", _b(self.syn_timeout == "full_tcp")),
+            # ns-2's rule for a SYN timeout: Full-TCP's (syn_timeout) or the one-way
+            # agents' (syn_timeout_ssthresh "halve"), the same slowdown()
+            ("FullTcpSynTimeout", _b(self.syn_timeout == "full_tcp" or mechanisms.resolve(
+                self, "syn_timeout_ssthresh", one_way) == "halve")),
             ("FinOnRto", _b(self.fin_retransmit == "rto")),
             *mechanisms.ns3_attributes(self, one_way),
         )

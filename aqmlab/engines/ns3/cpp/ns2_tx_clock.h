@@ -18,9 +18,17 @@
 // (Qiu's T1: a 4 s RTO set at 13.08 s, firing at 17.08 s, 1544 slots of exactly 1/386 s)
 // sums ns-2's errors to -7e-13 s (fast) and ns-3's to +0.3 us (slow): a tie with the ACK
 // clock goes the other way (tests/differential/test_fs_clock.py). At a time resolution
-// finer than 1 ns (AQMLAB_TIME_RESOLUTION=fs, aqmlab/engines/ns3/native.py) each
-// transmission instead takes ns-2's own double step, clock_ + txt - clock_, rounded to
-// the nearest time step: ns-3's clock then follows ns-2's to ~1e-15 s per packet.
+// finer than 1 ns (AQMLAB_TIME_RESOLUTION=fs, aqmlab/engines/ns3/native.py) the device
+// instead keeps ns-2's own clock of its busy period: a transmission that starts when the
+// last one ends starts at that one's double end time, ends at ns-2's fl(clock_ + txt), and
+// ns-3 ends it at that double rounded to the nearest time step; one that starts on an
+// idle link starts at the double nearest ns-3's time. ns-3's departures are then ns-2's to
+// half a step, however long the link stays busy. Rounding each double step to the time
+// step instead (aqmlab 0.7.0-0.7.2) left the rounding of the step on every packet: on the
+// T1 (502 bytes) ns-2's step is 2,590,673,575,129.54 fs before 16 s and ...127.77 fs after,
+// so ns-3's ACK clock lost 0.46 and 0.23 fs a slot, 0.4 ps over a 2.5-s timer; ns-2.35
+// ordered a tie by 0.27 ps (Qiu's 100 flows, seed 6, 16.51 s: tests/differential/
+// test_tx_clock_drift.py).
 #pragma once
 #include "ns3/core-module.h"
 #include "ns3/network-module.h"
@@ -57,6 +65,52 @@ Ns2StepSign(uint32_t bytes, uint64_t rate, double now)
     return lhs < rhs ? -1 : (lhs > rhs ? 1 : 0);
 }
 
+/// ns-2's clock of one link's busy period on a clock of `stepsPerSecond` integer steps
+/// (finer than 1 ns; see the file comment).
+struct Ns2BusyClock
+{
+    int64_t stepsPerSecond = 1000000000000000; // 1 fs
+    bool busy = false;   // a transmission has been timed
+    double end = 0;      // ns-2's end of the last transmission (s), a double
+    int64_t endStep = 0; // that double to the nearest step
+
+    /// The step at which a transmission of `bytes` at `rate` bit/s that starts at step
+    /// `nowStep` ends: ns-2's fl(clock_ + txt), clock_ the last end's double if this one
+    /// follows it at once (a busy link), else the double nearest `nowStep`.
+    int64_t End(uint32_t bytes, uint64_t rate, int64_t nowStep)
+    {
+        const double start = (busy && nowStep == endStep)
+                                 ? end
+                                 : double(static_cast<long double>(nowStep) / stepsPerSecond);
+        const double txt = 8. * bytes / double(rate); // LinkDelay::txtime
+        volatile double next = start + txt; // Scheduler::schedule: clock_ + txt, a double
+        end = next;
+        endStep = Steps(next);
+        busy = true;
+        return endStep;
+    }
+
+    /// The step nearest `t` seconds (a non-negative double), exactly.
+    int64_t Steps(double t) const
+    {
+        if (t <= 0)
+        {
+            return 0;
+        }
+        int exp = 0;
+        const double mant = std::frexp(t, &exp); // t = m 2^(exp - 53), m < 2^53
+        const auto m = static_cast<unsigned __int128>(std::ldexp(mant, 53));
+        const unsigned __int128 num = m * static_cast<unsigned __int128>(stepsPerSecond);
+        const int shift = 53 - exp;
+        if (shift <= 0)
+        {
+            return static_cast<int64_t>(num << -shift);
+        }
+        return static_cast<int64_t>((num + (static_cast<unsigned __int128>(1) << (shift - 1)))
+                                    >> shift);
+    }
+};
+
 /// Sets one point-to-point device's InterframeGap per transmission (see the file comment).
 class Ns2TxClock : public SimpleRefCount<Ns2TxClock>
 {
@@ -68,6 +122,7 @@ class Ns2TxClock : public SimpleRefCount<Ns2TxClock>
         dev->GetAttribute("DataRate", rate);
         m_rate = rate.Get();
         m_stepsPerSecond = Seconds(1).GetTimeStep();
+        m_busyClock.stepsPerSecond = m_stepsPerSecond;
         dev->SetInterframeGap(Time(0));
     }
 
@@ -87,8 +142,33 @@ class Ns2TxClock : public SimpleRefCount<Ns2TxClock>
         }
     }
 
-    /// The gap that turns ns-3's transmission time of `bytes` at time `now` into ns-2's.
+    /// At 1 ns: the gap that turns ns-3's transmission time of `bytes` at time `now` (s)
+    /// into ns-2's rounding (up, down or nearest; see the file comment).
     Time Gap(uint32_t bytes, double now)
+    {
+        auto it = Times(bytes);
+        const Rounded& r = it->second;
+        const int sign = Ns2StepSign(bytes, m_rate.GetBitRate(), now);
+        const int64_t target = sign > 0 ? r.up : (sign < 0 ? r.down : r.nearest);
+        return Time(static_cast<int64_t>(target - r.nearest));
+    }
+
+    /// Finer than 1 ns: the gap for a transmission of `bytes` that starts at time step
+    /// `nowStep`, from ns-2's clock of the busy period (Ns2BusyClock).
+    Time FineGap(uint32_t bytes, int64_t nowStep)
+    {
+        const Rounded& r = Times(bytes)->second;
+        const int64_t end = m_busyClock.End(bytes, m_rate.GetBitRate(), nowStep);
+        return Time(static_cast<int64_t>(end - nowStep - r.nearest));
+    }
+
+  private:
+    struct Rounded
+    {
+        int64_t nearest, down, up; // time steps
+    };
+
+    std::map<uint32_t, Rounded>::iterator Times(uint32_t bytes)
     {
         auto it = m_times.find(bytes);
         if (it == m_times.end())
@@ -101,31 +181,14 @@ class Ns2TxClock : public SimpleRefCount<Ns2TxClock>
             const int64_t up = down + (num % m_rate.GetBitRate() != 0 ? 1 : 0);
             it = m_times.emplace(bytes, Rounded{nearest.GetTimeStep(), down, up}).first;
         }
-        const Rounded& r = it->second;
-        if (m_stepsPerSecond > 1000000000)
-        {
-            // finer than 1 ns: ns-2's step itself (Ns2StepSign's `step`), to the nearest step
-            const double txt = 8. * bytes / double(m_rate.GetBitRate());
-            volatile double next = now + txt;
-            const double step = next - now;
-            const auto target = static_cast<int64_t>(
-                std::llround(static_cast<long double>(step) * m_stepsPerSecond));
-            return Time(static_cast<int64_t>(target - r.nearest));
-        }
-        const int sign = Ns2StepSign(bytes, m_rate.GetBitRate(), now);
-        const int64_t target = sign > 0 ? r.up : (sign < 0 ? r.down : r.nearest);
-        return Time(static_cast<int64_t>(target - r.nearest));
+        return it;
     }
-
-  private:
-    struct Rounded
-    {
-        int64_t nearest, down, up; // time steps
-    };
 
     void OnTxBegin(Ptr<const Packet> p)
     {
-        const Time gap = Gap(p->GetSize(), Simulator::Now().GetSeconds());
+        const Time gap = m_stepsPerSecond > 1000000000
+                             ? FineGap(p->GetSize(), Simulator::Now().GetTimeStep())
+                             : Gap(p->GetSize(), Simulator::Now().GetSeconds());
         if (gap != m_gap)
         {
             m_dev->SetInterframeGap(gap);
@@ -138,6 +201,7 @@ class Ns2TxClock : public SimpleRefCount<Ns2TxClock>
     int64_t m_stepsPerSecond = 0;
     Time m_gap{0};
     std::map<uint32_t, Rounded> m_times; // per packet size
+    Ns2BusyClock m_busyClock; // finer than 1 ns
 };
 
 } // namespace aqmlab
