@@ -229,6 +229,18 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
                               BooleanValue(false),
                               MakeBooleanAccessor(&AqmTcpSocket::m_ecnHalvesWindow),
                               MakeBooleanChecker())
+                .AddAttribute("EcnWindowBelowOne",
+                              "With EcnHalvesWindow: an ECN echo may halve cwnd below one "
+                              "segment; nothing is sent until the retransmission timer "
+                              "(re-armed at that ACK) expires, which with nothing "
+                              "outstanding sets cwnd to one segment, keeps ssthresh and the "
+                              "back-off, and sends; an echo answered at cwnd <= 1 segment "
+                              "after another one backs the timer off (ns-2 slowdown(), "
+                              "newtimer(), timeout(), ecn_backoff_); false: cwnd at least "
+                              "one segment (see \"ECN window below one segment\")",
+                              BooleanValue(false),
+                              MakeBooleanAccessor(&AqmTcpSocket::m_ecnBelowOne),
+                              MakeBooleanChecker())
                 .AddAttribute("CwrOnNextSegment",
                               "With ECN, CWR goes on the first data segment sent after a "
                               "window cut (an ECN echo answered, a fast retransmit, a "
@@ -313,6 +325,7 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
           m_ltAfterTimeout(other.m_ltAfterTimeout),
           m_sack1(other.m_sack1),
           m_ecnHalvesWindow(other.m_ecnHalvesWindow),
+          m_ecnBelowOne(other.m_ecnBelowOne),
           m_cwrNextSegment(other.m_cwrNextSegment),
           m_ns2DelAck(other.m_ns2DelAck),
           m_ackWithData(other.m_ackWithData),
@@ -787,9 +800,74 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         {
             return;
         }
-        m_ecnCwnd = ExactHalfWindow(m_cwndBeforeAck);
+        const double mss = m_tcb->m_segmentSize;
+        if (m_ecnBelowOne)
+        {
+            // ns-2 ecn(): an echo answered at cwnd_ <= 1 backs the timer off if the one
+            // before was answered at cwnd_ <= 1 too (ecn_backoff_)
+            if (m_cwndBeforeAck <= mss)
+            {
+                if (m_ecnBackoff && ManagesRto())
+                {
+                    m_clock.Backoff(m_minRto.GetSeconds(), MAX_RTO_S);
+                }
+                m_ecnBackoff = true;
+            }
+            else
+            {
+                m_ecnBackoff = false;
+            }
+        }
+        m_ecnCwnd = m_ecnBelowOne ? std::min<double>(m_cwndBeforeAck, m_rWnd.Get()) / 2
+                                  : ExactHalfWindow(m_cwndBeforeAck);
         m_tcb->m_ssThresh = RenoHalfWindow(m_cwndBeforeAck); // max(2, floor(m_ecnCwnd))
         SetExactCwnd(m_ecnCwnd);
+        if (m_ecnBelowOne && m_ecnCwnd < mss && ManagesRto())
+        {
+            // newtimer(): `cwnd_ < 1` arms the timer, data outstanding or not
+            RearmRetransmitTimer(true);
+        }
+    }
+
+    // ---- ECN window below one segment (ns-2) ------------------------------------------
+    // ns-2.35's slowdown(CLOSE_CWND_HALF) puts no floor under cwnd_ (the hbatmit fork's
+    // "if (cwnd_ < 1) cwnd_ = 1" came with DCTCP): an echo at cwnd 1.8 leaves 0.9, window()
+    // is 0 and send_much() sends nothing. newack() -> newtimer() arms the retransmission
+    // timer because cwnd_ < 1 even when everything sent is acknowledged; when it expires,
+    // timeout() sets cwnd_ = 1 and, with no data outstanding (highest_ack_ == maxseq_,
+    // restart_bugfix_), slowdown(CLOSE_CWND_ONE | NO_OUTSTANDING_DATA): ssthresh kept, no
+    // back-off (reset_rtx_timer(0, 0)), last_cwnd_action_ = TIMEOUT, and send_much()
+    // sends the next new segment (RFC 3168 6.1.2). With EcnWindowBelowOne this socket does
+    // the same: cwnd is not floored (SendPendingData waits for a whole segment of window),
+    // and EcnWaitExpired below replaces ns-3's ReTxTimeout when nothing is outstanding.
+    // Pentikousis' aggressive RED+ECN, 10 clients, limit 32, 2 MiB, seed 1, flow 6: an
+    // echo on the ACK of every segment sent at 15.351 s cut cwnd 1.803 -> 0.902 on ns-2.35,
+    // which sent segment 135 one RTO later (16.351 s); ns-3 (cwnd 1) sent it at once.
+
+    /// The retransmission timer fired with nothing outstanding and cwnd below a segment
+    /// (an ECN cut, EcnWindowBelowOne): ns-2 timeout()'s no-outstanding-data branch.
+    bool EcnWaitExpired()
+    {
+        if (!m_ecnBelowOne || m_state != ESTABLISHED ||
+            m_txBuffer->HeadSequence() < m_tcb->m_highTxMark ||
+            ExactCwnd() >= m_tcb->m_segmentSize)
+        {
+            return false;
+        }
+        SetExactCwnd(m_tcb->m_segmentSize);
+        if (m_ecnCwnd > 0)
+        {
+            m_ecnCwnd = m_tcb->m_segmentSize;
+        }
+        m_lastCutEcn = false; // last_cwnd_action_ = CWND_ACTION_TIMEOUT
+        m_cwrOwed = m_cwrOwed || m_cwrNextSegment; // slowdown(CLOSE_CWND_ONE): cong_action_
+        m_rttActive = false;                       // reset_rtx_timer(0, 0): no back-off
+        if (ManagesRto())
+        {
+            RearmRetransmitTimer(true);
+        }
+        SendPendingData(m_connected);
+        return true;
     }
 
     /// The ACK that ends CWR: ns-3 set cwnd = ssthresh; ns-2 kept its halved cwnd_, which
@@ -910,6 +988,10 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     {
         NoteEcnCut();
         KeepEcnWindow();
+        if (!m_ackEce && ack > oldHead)
+        {
+            m_ecnBackoff = false; // recv_newack_helper(): no ECN-Echo ends ecn_backoff_
+        }
         const auto before = m_tcb->m_congState.Get();
         const double cwndBefore = ExactCwnd();
         const bool reno = m_reno && !m_sackEnabled;
@@ -1108,8 +1190,10 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
             m_clock.rtxcur = (m_rtt->GetEstimate() +
                               Max(m_clockGranularity, m_rtt->GetVariation() * 4)).GetSeconds();
         }
-        if (m_backoffUntilSample)
+        if (m_backoffUntilSample && !(m_ecnBelowOne && m_ecnBackoff && m_ackEce))
         {
+            // newack(): "don't end backoff if still in ECN-Echo with a congestion window
+            // of 1 packet" (ecn_backoff_)
             m_clock.backoff = 1;
         }
     }
@@ -1869,6 +1953,10 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
 
     void ReTxTimeout() override
     {
+        if (EcnWaitExpired())
+        {
+            return;
+        }
         NagleForNewDataOnly(); // a resent short tail must not wait for Nagle
         // Count data timeouts only (not SYN/FIN retries, nor stale timers).
         if (m_stats && m_state != CLOSED && m_state != TIME_WAIT && m_state != SYN_SENT &&
@@ -2344,6 +2432,8 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     bool m_renoHalfCwnd{false};
     bool m_ltAfterTimeout{false};
     bool m_ecnHalvesWindow{false};
+    bool m_ecnBelowOne{false};    // EcnWindowBelowOne (see "ECN window below one segment")
+    bool m_ecnBackoff{false};     // ns-2 ecn_backoff_
     bool m_cwrNextSegment{false}; // CwrOnNextSegment (see "CWR flag")
     bool m_cwrOwed{false};        // a window cut since the last data segment (cong_action_)
     bool m_lastCutEcn{false};     // the last window cut was an ECN echo's (see ReTxTimeout)
