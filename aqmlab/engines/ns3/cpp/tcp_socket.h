@@ -241,6 +241,17 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
                               BooleanValue(false),
                               MakeBooleanAccessor(&AqmTcpSocket::m_ecnBelowOne),
                               MakeBooleanChecker())
+                .AddAttribute("EcnPastRecover",
+                              "With ECN: an ECN-Echo is answered only on an ACK beyond the "
+                              "highest segment sent at the last fast retransmit (or the "
+                              "first after a timeout), and an echoing ACK opens no window "
+                              "(ns-2 ecn(): seqno > recover_, recv_newack_helper); false: "
+                              "ns-3, which enters CWR at any new echoing ACK outside CWR, "
+                              "in fast recovery too (see \"ECN echo during a loss "
+                              "recovery\")",
+                              BooleanValue(false),
+                              MakeBooleanAccessor(&AqmTcpSocket::m_ecnPastRecover),
+                              MakeBooleanChecker())
                 .AddAttribute("CwrOnNextSegment",
                               "With ECN, CWR goes on the first data segment sent after a "
                               "window cut (an ECN echo answered, a fast retransmit, a "
@@ -326,6 +337,7 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
           m_sack1(other.m_sack1),
           m_ecnHalvesWindow(other.m_ecnHalvesWindow),
           m_ecnBelowOne(other.m_ecnBelowOne),
+          m_ecnPastRecover(other.m_ecnPastRecover),
           m_cwrNextSegment(other.m_cwrNextSegment),
           m_ns2DelAck(other.m_ns2DelAck),
           m_ackWithData(other.m_ackWithData),
@@ -688,15 +700,23 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         m_recoverBeforeAck = m_recover;
         m_ackEce = (tcpHeader.GetFlags() & TcpHeader::ECE) != 0;
         m_cwrCutThisAck = false;
+        m_ecnIgnored = EcnEchoIgnored(tcpHeader);
+        TcpHeader hidden;
+        if (m_ecnIgnored)
+        {
+            hidden = tcpHeader;
+            hidden.SetFlags(uint8_t(hidden.GetFlags() & ~uint8_t(TcpHeader::ECE)));
+        }
+        const TcpHeader& header = m_ecnIgnored ? hidden : tcpHeader;
         if (Sack1())
         {
-            const bool ignoreSack = Sack1Ack(tcpHeader);
-            TcpSocketBase::ReceivedAck(packet, ignoreSack ? WithoutSack(tcpHeader) : tcpHeader);
+            const bool ignoreSack = Sack1Ack(header);
+            TcpSocketBase::ReceivedAck(packet, ignoreSack ? WithoutSack(header) : header);
             Sack1Send();
         }
         else
         {
-            TcpSocketBase::ReceivedAck(packet, tcpHeader);
+            TcpSocketBase::ReceivedAck(packet, header);
         }
         if (m_tracePort)
         {
@@ -829,6 +849,25 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         }
     }
 
+    // ---- ECN echo during a loss recovery (ns-2) ----------------------------------------
+    // ns-3 enters CWR at a new ACK with ECE in any state but CWR, fast recovery included
+    // (ReceivedAck: `m_congState != CA_CWR`), and cuts: ssthresh = max(2, flight / 2),
+    // cwnd = ssthresh. ns-2's ecn() answers only `seqno > recover_ || last_cwnd_action_ ==
+    // CWND_ACTION_TIMEOUT`, and dupack_action() set recover_ = maxseq_ at the fast
+    // retransmit: an echo on an ACK up to the highest segment sent then (the one that ends
+    // Reno's fast recovery, or any after a partial ACK ended it) is not answered, and
+    // recv_newack_helper() opens no window on an echoing ACK. Pentikousis' aggressive
+    // RED+ECN, 10 clients, limit 32, 2 MiB, seed 1, flow 6: a fast retransmit at 59.098 s
+    // (cwnd 5.206 -> 2.603); the ACK ending the recovery at 59.331 s echoed: ns-2.35 kept
+    // 2.603, ns-3 cut to 2. With EcnPastRecover the ECE of such an ACK is hidden from the
+    // base class, and the window it would open is kept.
+    bool EcnEchoIgnored(const TcpHeader& h) const
+    {
+        return m_ecnPastRecover && (h.GetFlags() & TcpHeader::ECE) && m_fastRtxPointSet &&
+               m_tcb->m_ecnState != TcpSocketState::ECN_DISABLED &&
+               m_tcb->m_congState != TcpSocketState::CA_CWR && h.GetAckNumber() <= m_fastRtxPoint;
+    }
+
     // ---- ECN window below one segment (ns-2) ------------------------------------------
     // ns-2.35's slowdown(CLOSE_CWND_HALF) puts no floor under cwnd_ (the hbatmit fork's
     // "if (cwnd_ < 1) cwnd_ = 1" came with DCTCP): an echo at cwnd 1.8 leaves 0.9, window()
@@ -860,6 +899,7 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
             m_ecnCwnd = m_tcb->m_segmentSize;
         }
         m_lastCutEcn = false; // last_cwnd_action_ = CWND_ACTION_TIMEOUT
+        m_fastRtxPointSet = false;
         m_cwrOwed = m_cwrOwed || m_cwrNextSegment; // slowdown(CLOSE_CWND_ONE): cong_action_
         m_rttActive = false;                       // reset_rtx_timer(0, 0): no back-off
         if (ManagesRto())
@@ -1010,6 +1050,11 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         m_sack1Partial = m_sack1Active && before == TcpSocketState::CA_RECOVERY && ack > oldHead &&
                          ack < m_recover;
         TcpSocketBase::ProcessAck(ack, scoreboardUpdated, currentDelivered, oldHead, receivedData);
+        if (m_ecnIgnored && before != TcpSocketState::CA_RECOVERY &&
+            m_tcb->m_congState == TcpSocketState::CA_OPEN)
+        {
+            SetExactCwnd(cwndBefore); // an echoing ACK opens no window (recv_newack_helper)
+        }
         m_sack1Partial = false;
         LimitedTransmitInLoss(before, ack, oldHead, receivedData);
         OpenCwndInCwr(before, ack, oldHead);
@@ -1072,7 +1117,10 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
             // (opencwnd); the base class set cwnd = ssthresh and opened that instead.
             const double mss = m_tcb->m_segmentSize;
             double cwnd = m_halfCwnd;
-            cwnd += cwnd < m_tcb->m_ssThresh.Get() ? mss : mss * mss / cwnd;
+            if (!(m_ecnPastRecover && m_ackEce)) // no opencwnd() on an echoing ACK
+            {
+                cwnd += cwnd < m_tcb->m_ssThresh.Get() ? mss : mss * mss / cwnd;
+            }
             SetExactCwnd(cwnd);
             m_halfCwnd = 0;
         }
@@ -1083,6 +1131,8 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         if (before != TcpSocketState::CA_RECOVERY && after == TcpSocketState::CA_RECOVERY)
         {
             FastRetransmitted();
+            m_fastRtxPoint = m_tcb->m_highTxMark; // dupack_action(): recover_ = maxseq_
+            m_fastRtxPointSet = true;
         }
         const auto prev = m_prevState;
         m_prevState = after;
@@ -1985,6 +2035,10 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
             m_sack1Blocks.clear();
             m_txBuffer->SetSentListLost(true);
         }
+        if (dataTimeout)
+        {
+            m_fastRtxPointSet = false; // last_cwnd_action_ = CWND_ACTION_TIMEOUT
+        }
         if (dataTimeout && m_cwrNextSegment)
         {
             m_cwrOwed = true; // ns-2 timeout(): slowdown(CLOSE_CWND_ONE or _RESTART)
@@ -2434,6 +2488,10 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     bool m_ecnHalvesWindow{false};
     bool m_ecnBelowOne{false};    // EcnWindowBelowOne (see "ECN window below one segment")
     bool m_ecnBackoff{false};     // ns-2 ecn_backoff_
+    bool m_ecnPastRecover{false}; // EcnPastRecover (see "ECN echo during a loss recovery")
+    bool m_ecnIgnored{false};     // this ACK's ECN-Echo is not answered (ECE hidden)
+    bool m_fastRtxPointSet{false};
+    SequenceNumber32 m_fastRtxPoint{0}; // highest byte sent + 1 at the last fast retransmit
     bool m_cwrNextSegment{false}; // CwrOnNextSegment (see "CWR flag")
     bool m_cwrOwed{false};        // a window cut since the last data segment (cong_action_)
     bool m_lastCutEcn{false};     // the last window cut was an ECN echo's (see ReTxTimeout)
