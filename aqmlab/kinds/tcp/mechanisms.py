@@ -137,8 +137,8 @@ MECHANISMS = (
         "and spreads the rest). The cut also answers the first echo after a timeout "
         "(ns-2 ecn(): last_cwnd_action_ TIMEOUT; ns-3's CWR from the loss state set cwnd = "
         "ssthresh): Pentikousis' cons-ecn, limit 32, 20 MiB, seed 6, flow 0 at 16.54 s, "
-        "cwnd 2 -> 1 on ns-2.35. ns-2's RTO back-off at an echo with cwnd 1 "
-        "(ecn_backoff_) is not modelled."),
+        "cwnd 2 -> 1 on ns-2.35. Below one segment and ns-2's RTO back-off at an "
+        "echo with cwnd 1 (ecn_backoff_): ecn_cwnd_floor."),
     Mechanism(
         "ecn_cwnd_floor", ("one_segment", "none"), "none", "one_segment", "one_segment",
         "With ecn_window 'half_window': whether an ECN echo's cut stops at one segment "
