@@ -41,7 +41,11 @@ TRACE = ["op", "t", "a", "b", "ptype", "size", "flags", "fid", "src", "dst", "se
 
 def _scenario(engine: str, cwr_flag: str = "auto"):
     sc = pentikousis.base("2MiB").replace(**dict(pentikousis.scheme_arm("cons-ecn", 32).changes))
-    return sc.replace(**{"run.engine": engine, "tcp.cwr_flag": cwr_flag})
+    # ns-3's CWR rule is shown with the cwnd floor of its time (ecn_cwnd_floor): without
+    # it the second cut leaves cwnd 0.5 and the sender waits for its timer
+    floor = "one_segment" if cwr_flag == "new_data" else "auto"
+    return sc.replace(**{"run.engine": engine, "tcp.cwr_flag": cwr_flag,
+                         "tcp.ecn_cwnd_floor": floor})
 
 
 @functools.cache

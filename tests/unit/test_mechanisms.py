@@ -171,6 +171,26 @@ def test_cwr_flag_is_ns2s_next_segment_for_one_way_agents_only():
     check(_scenario([PackMime(rate=1, tcp=FULL_TCP)], ecn=True, cwr_flag="next_segment"))
 
 
+@pytest.mark.parametrize(("field", "attr", "ns2", "ns3"), [
+    ("ecn_cwnd_floor", "EcnWindowBelowOne", "none", "one_segment"),
+    ("ecn_response", "EcnPastRecover", "past_recover", "outside_cwr")])
+def test_ecn_floor_and_response_are_ns2s_for_one_way_agents_only(field, attr, ns2, ns3):
+    """ns-2's one-way agents let an ECN cut go below one segment (then wait for the timer)
+    and answer no echo up to the last fast retransmit's highest segment; web connections
+    (Full-TCP, not traced) and the other variants keep ns-3's."""
+    assert attrs(Tcp(ecn=True))[attr] == "true"
+    assert attrs(Tcp(ecn=True), one_way=False)[attr] == "false"
+    assert attrs(Tcp(ecn=True, **{field: ns3}))[attr] == "false"
+    assert attrs(Tcp(variant="cubic", ecn=True))[attr] == "false"
+    assert field not in Tcp(ecn=True).to_dict()  # "auto": hashes kept
+    with pytest.raises(ScenarioError, match=field):
+        Tcp(**{field: "sometimes"})
+    with pytest.raises(ScenarioError, match=f"tcp.{field}"):
+        check(_scenario([Bulk(flows=1)], ecn=True, **{field: ns3}))
+    check(_scenario([Bulk(flows=1)], ecn=True, **{field: ns2}))
+    check(_scenario([PackMime(rate=1, tcp=FULL_TCP)], ecn=True, **{field: ns2}))
+
+
 def test_processing_timing_at_the_release_for_ns2s_agents():
     """ns-2's agents time a held segment and arm an idle timer when it leaves the processing
     hold ("output", the default of reno/newreno/sack); "socket" (ns-3) is refused by ns-2."""

@@ -137,8 +137,36 @@ MECHANISMS = (
         "and spreads the rest). The cut also answers the first echo after a timeout "
         "(ns-2 ecn(): last_cwnd_action_ TIMEOUT; ns-3's CWR from the loss state set cwnd = "
         "ssthresh): Pentikousis' cons-ecn, limit 32, 20 MiB, seed 6, flow 0 at 16.54 s, "
-        "cwnd 2 -> 1 on ns-2.35. ns-2's RTO back-off at an echo with cwnd 1 "
-        "(ecn_backoff_) is not modelled."),
+        "cwnd 2 -> 1 on ns-2.35. Below one segment and ns-2's RTO back-off at an "
+        "echo with cwnd 1 (ecn_backoff_): ecn_cwnd_floor."),
+    Mechanism(
+        "ecn_cwnd_floor", ("one_segment", "none"), "none", "one_segment", "one_segment",
+        "With ecn_window 'half_window': whether an ECN echo's cut stops at one segment "
+        "(ns-3's floor, aqmlab before 0.7.5), or may leave cwnd below one segment (ns-2.35 "
+        "slowdown(): no floor under cwnd_), so that nothing is sent until the "
+        "retransmission timer expires: newtimer() arms it when cwnd_ < 1 even with "
+        "nothing outstanding, and timeout() then sets cwnd 1, keeps ssthresh and the "
+        "back-off (no outstanding data, restart_bugfix_) and sends the next segment "
+        "(RFC 3168 6.1.2); an echo answered at cwnd <= 1 after another such echo backs the "
+        "timer off, and an RTT sample on an echoing ACK keeps that back-off (ecn(), "
+        "newack(): ecn_backoff_). Pentikousis' aggressive RED+ECN, 10 clients, limit 32, "
+        "2 MiB, seed 1, flow 6: an echo at 15.351 s cut cwnd 1.803 -> 0.902 with nothing "
+        "outstanding; ns-2.35 sent segment 135 one RTO later (16.351 s), ns-3 at once, "
+        "where the runs first parted. Full-TCP (web) is not traced: 'auto' keeps "
+        "'one_segment' there."),
+    Mechanism(
+        "ecn_response", ("outside_cwr", "past_recover"), "past_recover", "outside_cwr",
+        "outside_cwr",
+        "With ECN, which ECN-Echo the sender answers: any on a new ACK outside ECN's CWR "
+        "window, in fast recovery too (ns-3: ssthresh max(2, flight / 2), cwnd = "
+        "ssthresh), or only one on an ACK beyond the highest segment sent at the last fast "
+        "retransmit or ECN cut, or the first after a timeout (ns-2 ecn(): seqno > recover_ "
+        "|| last_cwnd_action_ == CWND_ACTION_TIMEOUT; dupack_action() sets recover_ = "
+        "maxseq_); an echoing ACK opens no window either way (recv_newack_helper). "
+        "Pentikousis' aggressive RED+ECN, 10 clients, limit 32, 2 MiB, seed 1, flow 6: the "
+        "echoing ACK that ended a Reno fast recovery at 59.331 s left cwnd 2.603 on "
+        "ns-2.35, 2 on ns-3. Full-TCP (web) is not traced: 'auto' keeps 'outside_cwr' "
+        "there."),
     Mechanism(
         "cwr_flag", ("new_data", "next_segment"), "next_segment", "new_data", "new_data",
         "Which data segment carries CWR (with ECN): the first new one sent after an ECN "
@@ -315,6 +343,8 @@ def ns3_attributes(tcp: Tcp, one_way: bool) -> tuple[tuple[str, str], ...]:
         ("ExactCaIncrease", on("ca_increase", "exact")),  # TcpNs2NewReno's
         ("OneIncreasePerAck", on("increase_per_ack", "one")),
         ("EcnHalvesWindow", on("ecn_window", "half_window")),
+        ("EcnWindowBelowOne", on("ecn_cwnd_floor", "none")),
+        ("EcnPastRecover", on("ecn_response", "past_recover")),
         ("CwrOnNextSegment", on("cwr_flag", "next_segment")),
         ("Ns2DelAckSink", on("delack_sink", "ns2")),
         ("HandshakeAckWithData", on("handshake_ack", "with_data")),

@@ -128,7 +128,11 @@ class Tcp(Spec):
       (ns-2 opens cwnd once per new ACK, also the cumulative one that ends slow start);
       ``ecn_window`` "flight" | "half_window" (ns-2 halves cwnd exactly at an ECN echo,
       below 2 segments too, keeps it, and opens it at every new ACK without ECN-Echo
-      within the window of data after the cut); ``cwr_flag`` "new_data" | "next_segment"
+      within the window of data after the cut); ``ecn_cwnd_floor`` "one_segment" | "none"
+      (ns-2's ECN cut may leave cwnd below one segment: the sender then waits for the
+      retransmission timer); ``ecn_response`` "outside_cwr" | "past_recover" (ns-2
+      answers no ECN-Echo on an ACK up to the highest segment sent at the last fast
+      retransmit); ``cwr_flag`` "new_data" | "next_segment"
       (ns-2 sets CWR on the first segment after any window cut, a retransmission too);
       ``delack_sink`` "ns3" | "ns2" (with delayed
       ACKs, ns-2's one-way DelAck sink holds a duplicate of the last in-order segment and
@@ -185,6 +189,8 @@ class Tcp(Spec):
     sack_recovery: str = "auto"
     increase_per_ack: str = "auto"
     ecn_window: str = "auto"
+    ecn_cwnd_floor: str = "auto"
+    ecn_response: str = "auto"
     cwr_flag: str = "auto"
     delack_sink: str = "auto"
     handshake_ack: str = "auto"

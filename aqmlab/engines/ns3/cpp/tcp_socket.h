@@ -229,6 +229,29 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
                               BooleanValue(false),
                               MakeBooleanAccessor(&AqmTcpSocket::m_ecnHalvesWindow),
                               MakeBooleanChecker())
+                .AddAttribute("EcnWindowBelowOne",
+                              "With EcnHalvesWindow: an ECN echo may halve cwnd below one "
+                              "segment; nothing is sent until the retransmission timer "
+                              "(re-armed at that ACK) expires, which with nothing "
+                              "outstanding sets cwnd to one segment, keeps ssthresh and the "
+                              "back-off, and sends; an echo answered at cwnd <= 1 segment "
+                              "after another one backs the timer off (ns-2 slowdown(), "
+                              "newtimer(), timeout(), ecn_backoff_); false: cwnd at least "
+                              "one segment (see \"ECN window below one segment\")",
+                              BooleanValue(false),
+                              MakeBooleanAccessor(&AqmTcpSocket::m_ecnBelowOne),
+                              MakeBooleanChecker())
+                .AddAttribute("EcnPastRecover",
+                              "With ECN: an ECN-Echo is answered only on an ACK beyond the "
+                              "highest segment sent at the last fast retransmit (or the "
+                              "first after a timeout), and an echoing ACK opens no window "
+                              "(ns-2 ecn(): seqno > recover_, recv_newack_helper); false: "
+                              "ns-3, which enters CWR at any new echoing ACK outside CWR, "
+                              "in fast recovery too (see \"ECN echo during a loss "
+                              "recovery\")",
+                              BooleanValue(false),
+                              MakeBooleanAccessor(&AqmTcpSocket::m_ecnPastRecover),
+                              MakeBooleanChecker())
                 .AddAttribute("CwrOnNextSegment",
                               "With ECN, CWR goes on the first data segment sent after a "
                               "window cut (an ECN echo answered, a fast retransmit, a "
@@ -313,6 +336,8 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
           m_ltAfterTimeout(other.m_ltAfterTimeout),
           m_sack1(other.m_sack1),
           m_ecnHalvesWindow(other.m_ecnHalvesWindow),
+          m_ecnBelowOne(other.m_ecnBelowOne),
+          m_ecnPastRecover(other.m_ecnPastRecover),
           m_cwrNextSegment(other.m_cwrNextSegment),
           m_ns2DelAck(other.m_ns2DelAck),
           m_ackWithData(other.m_ackWithData),
@@ -675,15 +700,23 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         m_recoverBeforeAck = m_recover;
         m_ackEce = (tcpHeader.GetFlags() & TcpHeader::ECE) != 0;
         m_cwrCutThisAck = false;
+        m_ecnIgnored = EcnEchoIgnored(tcpHeader);
+        TcpHeader hidden;
+        if (m_ecnIgnored)
+        {
+            hidden = tcpHeader;
+            hidden.SetFlags(uint8_t(hidden.GetFlags() & ~uint8_t(TcpHeader::ECE)));
+        }
+        const TcpHeader& header = m_ecnIgnored ? hidden : tcpHeader;
         if (Sack1())
         {
-            const bool ignoreSack = Sack1Ack(tcpHeader);
-            TcpSocketBase::ReceivedAck(packet, ignoreSack ? WithoutSack(tcpHeader) : tcpHeader);
+            const bool ignoreSack = Sack1Ack(header);
+            TcpSocketBase::ReceivedAck(packet, ignoreSack ? WithoutSack(header) : header);
             Sack1Send();
         }
         else
         {
-            TcpSocketBase::ReceivedAck(packet, tcpHeader);
+            TcpSocketBase::ReceivedAck(packet, header);
         }
         if (m_tracePort)
         {
@@ -787,9 +820,94 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         {
             return;
         }
-        m_ecnCwnd = ExactHalfWindow(m_cwndBeforeAck);
+        const double mss = m_tcb->m_segmentSize;
+        if (m_ecnBelowOne)
+        {
+            // ns-2 ecn(): an echo answered at cwnd_ <= 1 backs the timer off if the one
+            // before was answered at cwnd_ <= 1 too (ecn_backoff_)
+            if (m_cwndBeforeAck <= mss)
+            {
+                if (m_ecnBackoff && ManagesRto())
+                {
+                    m_clock.Backoff(m_minRto.GetSeconds(), MAX_RTO_S);
+                }
+                m_ecnBackoff = true;
+            }
+            else
+            {
+                m_ecnBackoff = false;
+            }
+        }
+        m_ecnCwnd = m_ecnBelowOne ? std::min<double>(m_cwndBeforeAck, m_rWnd.Get()) / 2
+                                  : ExactHalfWindow(m_cwndBeforeAck);
         m_tcb->m_ssThresh = RenoHalfWindow(m_cwndBeforeAck); // max(2, floor(m_ecnCwnd))
         SetExactCwnd(m_ecnCwnd);
+        if (m_ecnBelowOne && m_ecnCwnd < mss && ManagesRto())
+        {
+            // newtimer(): `cwnd_ < 1` arms the timer, data outstanding or not
+            RearmRetransmitTimer(true);
+        }
+    }
+
+    // ---- ECN echo during a loss recovery (ns-2) ----------------------------------------
+    // ns-3 enters CWR at a new ACK with ECE in any state but CWR, fast recovery included
+    // (ReceivedAck: `m_congState != CA_CWR`), and cuts: ssthresh = max(2, flight / 2),
+    // cwnd = ssthresh. ns-2's ecn() answers only `seqno > recover_ || last_cwnd_action_ ==
+    // CWND_ACTION_TIMEOUT`, and dupack_action() set recover_ = maxseq_ at the fast
+    // retransmit: an echo on an ACK up to the highest segment sent then (the one that ends
+    // Reno's fast recovery, or any after a partial ACK ended it) is not answered, and
+    // recv_newack_helper() opens no window on an echoing ACK. Pentikousis' aggressive
+    // RED+ECN, 10 clients, limit 32, 2 MiB, seed 1, flow 6: a fast retransmit at 59.098 s
+    // (cwnd 5.206 -> 2.603); the ACK ending the recovery at 59.331 s echoed: ns-2.35 kept
+    // 2.603, ns-3 cut to 2. With EcnPastRecover the ECE of such an ACK is hidden from the
+    // base class, and the window it would open is kept.
+    bool EcnEchoIgnored(const TcpHeader& h) const
+    {
+        return m_ecnPastRecover && (h.GetFlags() & TcpHeader::ECE) && m_fastRtxPointSet &&
+               m_tcb->m_ecnState != TcpSocketState::ECN_DISABLED &&
+               m_tcb->m_congState != TcpSocketState::CA_CWR && h.GetAckNumber() <= m_fastRtxPoint;
+    }
+
+    // ---- ECN window below one segment (ns-2) ------------------------------------------
+    // ns-2.35's slowdown(CLOSE_CWND_HALF) puts no floor under cwnd_ (the hbatmit fork's
+    // "if (cwnd_ < 1) cwnd_ = 1" came with DCTCP): an echo at cwnd 1.8 leaves 0.9, window()
+    // is 0 and send_much() sends nothing. newack() -> newtimer() arms the retransmission
+    // timer because cwnd_ < 1 even when everything sent is acknowledged; when it expires,
+    // timeout() sets cwnd_ = 1 and, with no data outstanding (highest_ack_ == maxseq_,
+    // restart_bugfix_), slowdown(CLOSE_CWND_ONE | NO_OUTSTANDING_DATA): ssthresh kept, no
+    // back-off (reset_rtx_timer(0, 0)), last_cwnd_action_ = TIMEOUT, and send_much()
+    // sends the next new segment (RFC 3168 6.1.2). With EcnWindowBelowOne this socket does
+    // the same: cwnd is not floored (SendPendingData waits for a whole segment of window),
+    // and EcnWaitExpired below replaces ns-3's ReTxTimeout when nothing is outstanding.
+    // Pentikousis' aggressive RED+ECN, 10 clients, limit 32, 2 MiB, seed 1, flow 6: an
+    // echo on the ACK of every segment sent at 15.351 s cut cwnd 1.803 -> 0.902 on ns-2.35,
+    // which sent segment 135 one RTO later (16.351 s); ns-3 (cwnd 1) sent it at once.
+
+    /// The retransmission timer fired with nothing outstanding and cwnd below a segment
+    /// (an ECN cut, EcnWindowBelowOne): ns-2 timeout()'s no-outstanding-data branch.
+    bool EcnWaitExpired()
+    {
+        if (!m_ecnBelowOne || m_state != ESTABLISHED ||
+            m_txBuffer->HeadSequence() < m_tcb->m_highTxMark ||
+            ExactCwnd() >= m_tcb->m_segmentSize)
+        {
+            return false;
+        }
+        SetExactCwnd(m_tcb->m_segmentSize);
+        if (m_ecnCwnd > 0)
+        {
+            m_ecnCwnd = m_tcb->m_segmentSize;
+        }
+        m_lastCutEcn = false; // last_cwnd_action_ = CWND_ACTION_TIMEOUT
+        m_fastRtxPointSet = false;
+        m_cwrOwed = m_cwrOwed || m_cwrNextSegment; // slowdown(CLOSE_CWND_ONE): cong_action_
+        m_rttActive = false;                       // reset_rtx_timer(0, 0): no back-off
+        if (ManagesRto())
+        {
+            RearmRetransmitTimer(true);
+        }
+        SendPendingData(m_connected);
+        return true;
     }
 
     /// The ACK that ends CWR: ns-3 set cwnd = ssthresh; ns-2 kept its halved cwnd_, which
@@ -910,6 +1028,10 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     {
         NoteEcnCut();
         KeepEcnWindow();
+        if (!m_ackEce && ack > oldHead)
+        {
+            m_ecnBackoff = false; // recv_newack_helper(): no ECN-Echo ends ecn_backoff_
+        }
         const auto before = m_tcb->m_congState.Get();
         const double cwndBefore = ExactCwnd();
         const bool reno = m_reno && !m_sackEnabled;
@@ -928,6 +1050,11 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         m_sack1Partial = m_sack1Active && before == TcpSocketState::CA_RECOVERY && ack > oldHead &&
                          ack < m_recover;
         TcpSocketBase::ProcessAck(ack, scoreboardUpdated, currentDelivered, oldHead, receivedData);
+        if (m_ecnIgnored && before != TcpSocketState::CA_RECOVERY &&
+            m_tcb->m_congState == TcpSocketState::CA_OPEN)
+        {
+            SetExactCwnd(cwndBefore); // an echoing ACK opens no window (recv_newack_helper)
+        }
         m_sack1Partial = false;
         LimitedTransmitInLoss(before, ack, oldHead, receivedData);
         OpenCwndInCwr(before, ack, oldHead);
@@ -990,7 +1117,10 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
             // (opencwnd); the base class set cwnd = ssthresh and opened that instead.
             const double mss = m_tcb->m_segmentSize;
             double cwnd = m_halfCwnd;
-            cwnd += cwnd < m_tcb->m_ssThresh.Get() ? mss : mss * mss / cwnd;
+            if (!(m_ecnPastRecover && m_ackEce)) // no opencwnd() on an echoing ACK
+            {
+                cwnd += cwnd < m_tcb->m_ssThresh.Get() ? mss : mss * mss / cwnd;
+            }
             SetExactCwnd(cwnd);
             m_halfCwnd = 0;
         }
@@ -1001,6 +1131,8 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         if (before != TcpSocketState::CA_RECOVERY && after == TcpSocketState::CA_RECOVERY)
         {
             FastRetransmitted();
+            m_fastRtxPoint = m_tcb->m_highTxMark; // dupack_action(): recover_ = maxseq_
+            m_fastRtxPointSet = true;
         }
         const auto prev = m_prevState;
         m_prevState = after;
@@ -1108,8 +1240,10 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
             m_clock.rtxcur = (m_rtt->GetEstimate() +
                               Max(m_clockGranularity, m_rtt->GetVariation() * 4)).GetSeconds();
         }
-        if (m_backoffUntilSample)
+        if (m_backoffUntilSample && !(m_ecnBelowOne && m_ecnBackoff && m_ackEce))
         {
+            // newack(): "don't end backoff if still in ECN-Echo with a congestion window
+            // of 1 packet" (ecn_backoff_)
             m_clock.backoff = 1;
         }
     }
@@ -1869,6 +2003,10 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
 
     void ReTxTimeout() override
     {
+        if (EcnWaitExpired())
+        {
+            return;
+        }
         NagleForNewDataOnly(); // a resent short tail must not wait for Nagle
         // Count data timeouts only (not SYN/FIN retries, nor stale timers).
         if (m_stats && m_state != CLOSED && m_state != TIME_WAIT && m_state != SYN_SENT &&
@@ -1896,6 +2034,10 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
             m_sack1Active = false;
             m_sack1Blocks.clear();
             m_txBuffer->SetSentListLost(true);
+        }
+        if (dataTimeout)
+        {
+            m_fastRtxPointSet = false; // last_cwnd_action_ = CWND_ACTION_TIMEOUT
         }
         if (dataTimeout && m_cwrNextSegment)
         {
@@ -2344,6 +2486,12 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     bool m_renoHalfCwnd{false};
     bool m_ltAfterTimeout{false};
     bool m_ecnHalvesWindow{false};
+    bool m_ecnBelowOne{false};    // EcnWindowBelowOne (see "ECN window below one segment")
+    bool m_ecnBackoff{false};     // ns-2 ecn_backoff_
+    bool m_ecnPastRecover{false}; // EcnPastRecover (see "ECN echo during a loss recovery")
+    bool m_ecnIgnored{false};     // this ACK's ECN-Echo is not answered (ECE hidden)
+    bool m_fastRtxPointSet{false};
+    SequenceNumber32 m_fastRtxPoint{0}; // highest byte sent + 1 at the last fast retransmit
     bool m_cwrNextSegment{false}; // CwrOnNextSegment (see "CWR flag")
     bool m_cwrOwed{false};        // a window cut since the last data segment (cong_action_)
     bool m_lastCutEcn{false};     // the last window cut was an ECN echo's (see ReTxTimeout)
