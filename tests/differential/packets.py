@@ -2,8 +2,26 @@
 
 from __future__ import annotations
 
+import tempfile
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
+
+from aqmlab.engines.flow_trace import flow_trace
+
+#: Columns of ns-2's trace-queue lines (``flows.tr``): the packet flags are in ``flags``.
+NS2_TRACE = ["op", "t", "a", "b", "ptype", "size", "flags", "fid", "src", "dst", "seq", "uid"]
+
+
+def ns2_events_and_raw(scenario, flows) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """ns-2.35's ``flow_trace`` events of ``flows`` and its raw trace of their first links
+    (one row per queue event, with the packet flags such as ECN-Echo and CWR)."""
+    with tempfile.TemporaryDirectory(prefix="aqmlab-ns2trace-") as tmp:
+        ev = flow_trace(scenario, flows, workdir=tmp)[1]
+        raw = pd.read_csv(Path(tmp) / "flows.tr", sep=r"\s+", header=None, names=NS2_TRACE,
+                          usecols=range(len(NS2_TRACE)))
+    return ev, raw
 
 
 def data_packets(ev: pd.DataFrame, flow: int) -> pd.DataFrame:

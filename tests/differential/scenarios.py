@@ -38,6 +38,26 @@ def one_flow(drops: tuple[int, ...], duration: str = "1s", **tcp: Any) -> Scenar
         run=RunControl(duration=duration, warmup="0s", sample_interval=None))
 
 
+def qiu_flows(n: int, duration: float, engine: str, **changes: Any) -> Scenario:
+    """Qiu et al.'s T1 dumbbell with ``n`` Reno flows, one sender host each, no warm-up and
+    no sampling, on ``engine``; ``changes``: more dotted-path overrides."""
+    from aqmlab.studies.setups import qiu
+
+    return qiu.base(duration, 0.0).replace(**{
+        "topology.senders": n, "traffic[0].flows": n, "run.sample_interval": None,
+        "run.engine": engine, **changes})
+
+
+def aggressive_ecn_clients(duration: str, engine: str, **changes: Any) -> Scenario:
+    """Pentikousis et al.'s ten 2-MiB downloads through aggressive RED+ECN at limit 32 (the
+    ecn_bulk study's P-ecn-q32-tiny configuration, shortened) on ``engine``."""
+    from aqmlab.studies.setups import pentikousis
+
+    sc = pentikousis.base("2MiB").replace(**dict(pentikousis.scheme_arm("aggr-ecn", 32).changes))
+    return sc.replace(**{"topology.receivers": 10, "traffic[0].count": 10, "run.engine": engine,
+                         "run.duration": duration, **changes})
+
+
 def trace(scenario: Scenario, engine: str) -> tuple[Any, pd.DataFrame]:
     """(Results, flow 0's events) of ``scenario`` on ``engine``."""
     return flow_trace(scenario.replace(**{"run.engine": engine}), [0])

@@ -22,21 +22,18 @@ ns-3's clock runs a few microseconds behind ns-2's here, so times are compared w
 from __future__ import annotations
 
 import functools
-import tempfile
-from pathlib import Path
 
 import pandas as pd
 import pytest
 
 from aqmlab.engines.flow_trace import flow_trace
 from aqmlab.studies.setups import pentikousis
-from tests.differential.packets import data_packets, parting_time
+from tests.differential.packets import data_packets, ns2_events_and_raw, parting_time
 from tests.differential.scenarios import MARKS
 
 pytestmark = MARKS
 
 FLOWS = [0, 1, 2, 3, 4]
-TRACE = ["op", "t", "a", "b", "ptype", "size", "flags", "fid", "src", "dst", "seq", "uid"]
 
 
 def _scenario(engine: str, cwr_flag: str = "auto"):
@@ -51,11 +48,7 @@ def _scenario(engine: str, cwr_flag: str = "auto"):
 @functools.cache
 def _ns2():
     """ns-2.35's events and its raw trace of the flows' first links (packet flags)."""
-    with tempfile.TemporaryDirectory(prefix="aqmlab-cwr-") as tmp:
-        ev = flow_trace(_scenario("ns2"), FLOWS, workdir=tmp)[1]
-        raw = pd.read_csv(Path(tmp) / "flows.tr", sep=r"\s+", header=None, names=TRACE,
-                          usecols=range(len(TRACE)))
-    return ev, raw
+    return ns2_events_and_raw(_scenario("ns2"), FLOWS)
 
 
 @functools.cache

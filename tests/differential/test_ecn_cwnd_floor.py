@@ -21,9 +21,8 @@ import pandas as pd
 import pytest
 
 from aqmlab.engines.flow_trace import flow_trace
-from aqmlab.studies.setups import pentikousis
 from tests.differential.packets import data_packets, parting_time
-from tests.differential.scenarios import MARKS
+from tests.differential.scenarios import MARKS, aggressive_ecn_clients
 
 pytestmark = MARKS
 
@@ -31,9 +30,7 @@ FLOWS = list(range(10))
 
 
 def _scenario(engine: str, floor: str = "auto"):
-    sc = pentikousis.base("2MiB").replace(**dict(pentikousis.scheme_arm("aggr-ecn", 32).changes))
-    return sc.replace(**{"topology.receivers": 10, "traffic[0].count": 10, "run.engine": engine,
-                         "run.duration": "20s", "tcp.ecn_cwnd_floor": floor})
+    return aggressive_ecn_clients("20s", engine, **{"tcp.ecn_cwnd_floor": floor})
 
 
 @functools.cache

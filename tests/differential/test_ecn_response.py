@@ -15,36 +15,26 @@ included, and cut cwnd to ssthresh = 2 (``ecn_response = "outside_cwr"``; with a
 from __future__ import annotations
 
 import functools
-import tempfile
-from pathlib import Path
 
 import pandas as pd
 import pytest
 
 from aqmlab.engines.flow_trace import flow_trace
-from aqmlab.studies.setups import pentikousis
-from tests.differential.packets import data_packets, parting_time
-from tests.differential.scenarios import MARKS
+from tests.differential.packets import data_packets, ns2_events_and_raw, parting_time
+from tests.differential.scenarios import MARKS, aggressive_ecn_clients
 
 pytestmark = MARKS
 
 FLOWS = list(range(10))
-TRACE = ["op", "t", "a", "b", "ptype", "size", "flags", "fid", "src", "dst", "seq", "uid"]
 
 
 def _scenario(engine: str, response: str = "auto"):
-    sc = pentikousis.base("2MiB").replace(**dict(pentikousis.scheme_arm("aggr-ecn", 32).changes))
-    return sc.replace(**{"topology.receivers": 10, "traffic[0].count": 10, "run.engine": engine,
-                         "run.duration": "60s", "tcp.ecn_response": response})
+    return aggressive_ecn_clients("60s", engine, **{"tcp.ecn_response": response})
 
 
 @functools.cache
 def _ns2():
-    with tempfile.TemporaryDirectory(prefix="aqmlab-ecnresp-") as tmp:
-        ev = flow_trace(_scenario("ns2"), FLOWS, workdir=tmp)[1]
-        raw = pd.read_csv(Path(tmp) / "flows.tr", sep=r"\s+", header=None, names=TRACE,
-                          usecols=range(len(TRACE)))
-    return ev, raw
+    return ns2_events_and_raw(_scenario("ns2"), FLOWS)
 
 
 @functools.cache

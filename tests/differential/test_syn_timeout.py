@@ -17,9 +17,8 @@ import functools
 
 from aqmlab.engines.flow_trace import flow_trace
 from aqmlab.scenario import DropTail
-from aqmlab.studies.setups import qiu
 from tests.differential.packets import data_packets, parting_index
-from tests.differential.scenarios import MARKS
+from tests.differential.scenarios import MARKS, qiu_flows
 
 pytestmark = MARKS
 TOL = 1.5e-6
@@ -27,9 +26,8 @@ TOL = 1.5e-6
 
 @functools.cache
 def _packets(engine: str, rule: str = "auto"):
-    sc = qiu.base(6.0, 0.0).replace(**{
-        "topology.senders": 1, "traffic[0].flows": 1, "run.sample_interval": None,
-        "run.engine": engine, "tcp.syn_timeout_ssthresh": rule,
+    sc = qiu_flows(1, 6.0, engine, **{
+        "tcp.syn_timeout_ssthresh": rule,
         "topology.forward_queue": DropTail(limit="400p", drop_packets=(1,),
                                            drop_count="all")})
     ev = flow_trace(sc, [0])[1]

@@ -26,7 +26,7 @@ from aqmlab.engines.flow_trace import flow_trace
 from aqmlab.scenario import DropTail
 from aqmlab.studies.setups import qiu
 from tests.differential.packets import data_packets, parting_time
-from tests.differential.scenarios import MARKS
+from tests.differential.scenarios import MARKS, qiu_flows
 
 pytestmark = MARKS
 TOL = 1.5e-6
@@ -70,9 +70,8 @@ def test_a_lost_synack_is_repaired_by_the_syn_retry():
     lost: the opener retries its SYN (ns-2: packet 0) at the initial RTO, 3 s, and the
     listener answers it at once; the first data leaves 3.43 s in on both engines."""
     def first_data(engine: str, synack: str = "auto") -> float:
-        sc = qiu.base(5.0, 0.0).replace(**{
-            "topology.senders": 1, "traffic[0].flows": 1, "run.sample_interval": None,
-            "run.engine": engine, "tcp.synack_retry": synack,
+        sc = qiu_flows(1, 5.0, engine, **{
+            "tcp.synack_retry": synack,
             "topology.reverse_queue": DropTail(limit="1000p", drop_packets=(1,),
                                                drop_count="all")})
         ev = flow_trace(sc, [0])[1]
