@@ -147,7 +147,6 @@ class HoldQueueDisc : public QueueDisc
         else if (m_state[q] == CLOSED)
         {
             m_state[q] = HELD;
-            m_held[q] = 0;
             // ns-2: Random::uniform(overhead_) = overhead_ U; ns-3: 0 + U (max - 0)
             const double hold = m_ns2 ? maxHold * m_ns2->U01() : m_rng->GetValue(0, maxHold);
             Simulator::Schedule(Seconds(hold), &HoldQueueDisc::Release, this, q);
@@ -162,7 +161,6 @@ class HoldQueueDisc : public QueueDisc
         }
         else
         {
-            ++m_held[q];
             m_heldFlows[q].push_back(flow);
             if (HoldListener* l = m_listeners ? m_listeners->Get(flow) : nullptr)
             {
@@ -176,17 +174,16 @@ class HoldQueueDisc : public QueueDisc
     /// next hold of this flow waits in the same internal queue behind them).
     void Release(uint32_t q)
     {
-        m_fifo.insert(m_fifo.end(), m_held[q], q);
-        for (uint32_t k = 0; k < m_held[q]; ++k)
+        std::deque<int64_t>& held = m_heldFlows[q];
+        m_fifo.insert(m_fifo.end(), held.size(), q);
+        for (const int64_t flow : held) // PacketReleased only times and arms: no sends here
         {
-            const int64_t flow = m_heldFlows[q].front();
-            m_heldFlows[q].pop_front();
             if (HoldListener* l = m_listeners ? m_listeners->Get(flow) : nullptr)
             {
                 l->PacketReleased();
             }
         }
-        m_held[q] = 0;
+        held.clear();
         m_state[q] = CLOSED;
         Run();
     }
@@ -218,7 +215,6 @@ class HoldQueueDisc : public QueueDisc
             }
         }
         m_state.assign(N_QUEUES, CLOSED);
-        m_held.assign(N_QUEUES, 0);
         m_heldFlows.assign(N_QUEUES, {});
         return GetNQueueDiscClasses() == 0 && GetNPacketFilters() == 0;
     }
@@ -232,8 +228,7 @@ class HoldQueueDisc : public QueueDisc
     Ptr<UniformRandomVariable> m_rng;
     Ns2Rng* m_ns2{nullptr};
     std::vector<State> m_state;
-    std::vector<uint32_t> m_held; // packets of the armed hold, per internal queue
-    std::vector<std::deque<int64_t>> m_heldFlows; // flow of each held packet, in order
+    std::vector<std::deque<int64_t>> m_heldFlows; // the armed hold's packets' flows, in order
     std::shared_ptr<HoldListeners> m_listeners;
     std::deque<uint32_t> m_fifo;  // internal queue of each packet free to leave, in order
 };
