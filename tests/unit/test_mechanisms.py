@@ -221,3 +221,20 @@ def test_a_lost_syn_halves_ssthresh_for_one_way_agents_only():
     check(_scenario([PackMime(rate=1, tcp=FULL_TCP)], syn_timeout_ssthresh="halve"))
     assert Tcp(syn_timeout_ssthresh="keep").to_dict()["syn_timeout_ssthresh"] == "keep"
     assert "syn_timeout_ssthresh" not in Tcp().to_dict()
+
+
+def test_last_segment_is_ns2s_full_for_one_way_agents_only():
+    """ns-2's one-way agents send a transfer as whole segments (no byte stream); web
+    connections (Full-TCP, a byte stream) and the other variants keep ns-3's short tail."""
+    assert attrs(Tcp())["FullLastSegment"] == "true"
+    assert attrs(Tcp(), one_way=False)["FullLastSegment"] == "false"
+    assert attrs(Tcp(last_segment="short"))["FullLastSegment"] == "false"
+    assert attrs(Tcp(variant="cubic"))["FullLastSegment"] == "false"
+    assert "last_segment" not in Tcp().to_dict()  # "auto": hashes kept
+    assert Tcp(last_segment="short").to_dict()["last_segment"] == "short"
+    with pytest.raises(ScenarioError, match="last_segment"):
+        Tcp(last_segment="padded")
+    with pytest.raises(ScenarioError, match="tcp.last_segment"):
+        check(_scenario([Bulk(flows=1)], last_segment="short"))
+    check(_scenario([Bulk(flows=1)], last_segment="full"))
+    check(_scenario([PackMime(rate=1, tcp=FULL_TCP)], last_segment="short"))

@@ -266,6 +266,20 @@ MECHANISMS = (
         "(test_syn_timeout.py). Web connections keep 'keep': Full-TCP's own rule is "
         "the syn_timeout field ('full_tcp', which also sets the first data's RTO)."),
     Mechanism(
+        "last_segment", ("short", "full"), "full", "short", "short",
+        "A finite transfer's last segment when its size is not a multiple of the MSS: "
+        "the bytes left, sent once they fit the byte-counted window (ns-3), or a whole "
+        "segment like the others (ns-2's one-way agents have no byte stream: tcp.cc "
+        "sendmsg() adds nbytes / size_ rounded up to curseq_, output() sends size_ bytes "
+        "per packet, and send_much() lets out int(cwnd_) packets past highest_ack_), so it "
+        "waits for a whole segment of window and takes a full packet's time on every link; "
+        "the receiver counts at most the transfer's size. Pentikousis' aggressive RED+ECN, "
+        "10 clients, limit 32, 2 MiB (1437 segments of 1460 B, the last 592 B), seed 1, "
+        "flow 2: the ACK at 89.200 s left segments 1433-1435 in flight at cwnd 3.635; "
+        "ns-3 sent the 592-byte segment 1436 at once, ns-2.35 one ACK later (89.310 s) "
+        "as a 1502-byte packet; the runs parted there (test_last_segment.py). Web "
+        "connections (Full-TCP, a byte stream) keep 'short'."),
+    Mechanism(
         "dupacks_after_timeout", ("ignored", "limited_transmit"), "limited_transmit",
         "ignored", "ignored",
         "Duplicate ACKs after a timeout (no SACK, limited transmit on): ignored until the "
@@ -352,6 +366,7 @@ def ns3_attributes(tcp: Tcp, one_way: bool) -> tuple[tuple[str, str], ...]:
         # with dup_syn "ignore" (Full-TCP) the timer is the only repair of a lost SYN/ACK
         ("SynAckTimer", "true" if tcp.dup_syn == "ignore" else on("synack_retry", "timer")),
         ("TimingAtRelease", on("processing_timing", "output")),
+        ("FullLastSegment", on("last_segment", "full")),
     )
 
 

@@ -147,7 +147,9 @@ class Tcp(Spec):
       when the delayed send fires, not when the window opened); ``syn_timeout_ssthresh``
       "keep" | "halve" (ns-2's one-way agents time a lost packet 0 out as any segment:
       ssthresh 2 segments, the flow starts in congestion avoidance; web connections follow
-      ``syn_timeout``).
+      ``syn_timeout``); ``last_segment`` "short" | "full" (ns-2's one-way agents send a
+      transfer as whole segments: the last one is padded to the MSS and, like any other,
+      needs a whole segment of window; ns-3 sends the bytes left once they fit).
     """
 
     variant: str = "reno"
@@ -198,6 +200,7 @@ class Tcp(Spec):
     synack_retry: str = "auto"
     processing_timing: str = "auto"
     syn_timeout_ssthresh: str = "auto"
+    last_segment: str = "auto"
 
     def __post_init__(self) -> None:
         TCP_VARIANTS.lookup(self.variant, "variant")

@@ -301,6 +301,18 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
                               "RtoBackoffUntilSample)",
                               BooleanValue(false),
                               MakeBooleanAccessor(&AqmTcpSocket::m_timingAtRelease),
+                              MakeBooleanChecker())
+                .AddAttribute("FullLastSegment",
+                              "A finite transfer (the Sender application) is sent as whole "
+                              "segments: its size rounded up to the MSS, so the last "
+                              "segment is full-size and, like any other, needs a whole "
+                              "segment of window (ns-2's one-way agents: sendmsg() counts "
+                              "packets, output() sends size_ bytes each, send_much() lets "
+                              "out int(cwnd_) packets); false: ns-3, whose last segment "
+                              "carries the bytes left and leaves once they fit the "
+                              "byte-counted window (see Sender::StartApplication)",
+                              BooleanValue(false),
+                              MakeBooleanAccessor(&AqmTcpSocket::m_fullLastSegment),
                               MakeBooleanChecker());
         return tid;
     }
@@ -344,6 +356,7 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
           m_bareSyn(other.m_bareSyn),
           m_synAckTimer(other.m_synAckTimer),
           m_timingAtRelease(other.m_timingAtRelease),
+          m_fullLastSegment(other.m_fullLastSegment),
           m_scaleWanted(other.m_scaleWanted),
           m_sackWanted(other.m_sackWanted),
           m_stats(nullptr)
@@ -408,6 +421,12 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     }
 
     /// Count this socket's events into `stats` (sender side only; may be null).
+    /// FullLastSegment: a finite transfer goes out as whole segments (Sender).
+    bool FullLastSegment() const
+    {
+        return m_fullLastSegment;
+    }
+
     void SetStats(FlowStats* stats)
     {
         m_stats = stats;
@@ -2503,6 +2522,7 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     bool m_bareSyn{false};
     bool m_synAckTimer{true};
     bool m_timingAtRelease{false};
+    bool m_fullLastSegment{false}; // FullLastSegment (read by the Sender application)
     std::shared_ptr<HoldListeners> m_holdTable; // ListenToHold
     uint32_t m_holdFlow{0};
     std::deque<HeldSend> m_heldSends; // in the hold, in order
