@@ -223,18 +223,24 @@ def test_a_lost_syn_halves_ssthresh_for_one_way_agents_only():
     assert "syn_timeout_ssthresh" not in Tcp().to_dict()
 
 
-def test_last_segment_is_ns2s_full_for_one_way_agents_only():
-    """ns-2's one-way agents send a transfer as whole segments (no byte stream); web
-    connections (Full-TCP, a byte stream) and the other variants keep ns-3's short tail."""
-    assert attrs(Tcp())["FullLastSegment"] == "true"
-    assert attrs(Tcp(), one_way=False)["FullLastSegment"] == "false"
-    assert attrs(Tcp(last_segment="short"))["FullLastSegment"] == "false"
-    assert attrs(Tcp(variant="cubic"))["FullLastSegment"] == "false"
-    assert "last_segment" not in Tcp().to_dict()  # "auto": hashes kept
-    assert Tcp(last_segment="short").to_dict()["last_segment"] == "short"
-    with pytest.raises(ScenarioError, match="last_segment"):
-        Tcp(last_segment="padded")
-    with pytest.raises(ScenarioError, match="tcp.last_segment"):
-        check(_scenario([Bulk(flows=1)], last_segment="short"))
-    check(_scenario([Bulk(flows=1)], last_segment="full"))
-    check(_scenario([PackMime(rate=1, tcp=FULL_TCP)], last_segment="short"))
+@pytest.mark.parametrize(("field", "attr", "ns2", "ns3"), [
+    ("last_segment", "FullLastSegment", "full", "short"),
+    ("transfer_close", "NoFinAfterTransfer", "none", "fin")])
+def test_transfer_ends_are_ns2s_for_one_way_agents_only(field, attr, ns2, ns3):
+    """ns-2's one-way agents send a transfer as whole segments (no byte stream) and end it
+    without a FIN; web connections (Full-TCP, a byte stream with FINs) and the other
+    variants keep ns-3's."""
+    assert attrs(Tcp())[attr] == "true"
+    assert attrs(Tcp(), one_way=False)[attr] == "false"
+    assert attrs(Tcp(**{field: ns3}))[attr] == "false"
+    assert attrs(Tcp(variant="cubic"))[attr] == "false"
+    assert field not in Tcp().to_dict()  # "auto": hashes kept
+    assert Tcp(**{field: ns3}).to_dict()[field] == ns3
+    with pytest.raises(ScenarioError, match=field):
+        Tcp(**{field: "padded"})
+    with pytest.raises(ScenarioError, match=f"tcp.{field}"):
+        check(_scenario([Bulk(flows=1)], **{field: ns3}))
+    check(_scenario([Bulk(flows=1)], **{field: ns2}))
+    check(_scenario([PackMime(rate=1, tcp=FULL_TCP)], **{field: ns3}))
+    with pytest.raises(ScenarioError, match=f"tcp.{field}"):
+        check(_scenario([PackMime(rate=1, tcp=FULL_TCP)], **{field: ns2}))

@@ -280,6 +280,19 @@ MECHANISMS = (
         "as a 1502-byte packet; the runs parted there (test_last_segment.py). Web "
         "connections (Full-TCP, a byte stream) keep 'short'."),
     Mechanism(
+        "transfer_close", ("fin", "none"), "none", "fin", "fin",
+        "How a finite transfer ends: the sender closes the connection, a FIN rides on "
+        "the last segment, the receiver acknowledges it at once and sends its own FIN, "
+        "which the sender acknowledges (ns-3), or nothing (ns-2's one-way agents have no "
+        "FIN: the last segment is an ordinary one, whose ACK the DelAck sink delays like "
+        "any other, and no packet follows it). Pentikousis' aggressive RED+ECN, 10 "
+        "clients, limit 32, 2 MiB, seed 1, flow 2: segment 1436 (the last) reached the "
+        "client at 89.499 s; ns-2.35's sink acknowledged it at its delayed-ACK timer "
+        "(the ACK reached the server at 89.620 s), ns-3's at once with its FIN behind "
+        "(89.520 and 89.521 s); that FIN delayed flow 5's next ACK by one 42-byte packet's time on the "
+        "reverse bottleneck (0.22 ms), where the runs parted at 89.746 s "
+        "(test_transfer_close.py). Web connections (Full-TCP) keep 'fin'."),
+    Mechanism(
         "dupacks_after_timeout", ("ignored", "limited_transmit"), "limited_transmit",
         "ignored", "ignored",
         "Duplicate ACKs after a timeout (no SACK, limited transmit on): ignored until the "
@@ -367,6 +380,7 @@ def ns3_attributes(tcp: Tcp, one_way: bool) -> tuple[tuple[str, str], ...]:
         ("SynAckTimer", "true" if tcp.dup_syn == "ignore" else on("synack_retry", "timer")),
         ("TimingAtRelease", on("processing_timing", "output")),
         ("FullLastSegment", on("last_segment", "full")),
+        ("NoFinAfterTransfer", on("transfer_close", "none")),
     )
 
 

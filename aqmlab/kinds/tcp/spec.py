@@ -149,7 +149,9 @@ class Tcp(Spec):
       ssthresh 2 segments, the flow starts in congestion avoidance; web connections follow
       ``syn_timeout``); ``last_segment`` "short" | "full" (ns-2's one-way agents send a
       transfer as whole segments: the last one is padded to the MSS and, like any other,
-      needs a whole segment of window; ns-3 sends the bytes left once they fit).
+      needs a whole segment of window; ns-3 sends the bytes left once they fit);
+      ``transfer_close`` "fin" | "none" (ns-2's one-way agents end a transfer without a
+      FIN: the last segment's ACK may be delayed, and no FIN follows from either end).
     """
 
     variant: str = "reno"
@@ -201,6 +203,7 @@ class Tcp(Spec):
     processing_timing: str = "auto"
     syn_timeout_ssthresh: str = "auto"
     last_segment: str = "auto"
+    transfer_close: str = "auto"
 
     def __post_init__(self) -> None:
         TCP_VARIANTS.lookup(self.variant, "variant")

@@ -171,7 +171,12 @@ class Sender : public Application
         if (!m_closed)
         {
             m_closed = true;
-            m_socket->Close();
+            // ns-2's one-way agents send no FIN: the last segment is an ordinary one (the
+            // sink may delay its ACK) and the receiver answers with no FIN of its own.
+            if (!m_socket->NoFinAfterTransfer())
+            {
+                m_socket->Close();
+            }
         }
     }
 

@@ -313,6 +313,16 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
                               "byte-counted window (see Sender::StartApplication)",
                               BooleanValue(false),
                               MakeBooleanAccessor(&AqmTcpSocket::m_fullLastSegment),
+                              MakeBooleanChecker())
+                .AddAttribute("NoFinAfterTransfer",
+                              "The Sender application does not close the connection after "
+                              "a finite transfer: no FIN rides on the last segment, whose "
+                              "ACK the receiver may then delay like any other, and the "
+                              "receiver sends no FIN of its own (ns-2's one-way agents have "
+                              "no FIN: the transfer just ends); false: ns-3, which closes "
+                              "(see Sender::Fill)",
+                              BooleanValue(false),
+                              MakeBooleanAccessor(&AqmTcpSocket::m_noFinAfterTransfer),
                               MakeBooleanChecker());
         return tid;
     }
@@ -357,6 +367,7 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
           m_synAckTimer(other.m_synAckTimer),
           m_timingAtRelease(other.m_timingAtRelease),
           m_fullLastSegment(other.m_fullLastSegment),
+          m_noFinAfterTransfer(other.m_noFinAfterTransfer),
           m_scaleWanted(other.m_scaleWanted),
           m_sackWanted(other.m_sackWanted),
           m_stats(nullptr)
@@ -425,6 +436,12 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     bool FullLastSegment() const
     {
         return m_fullLastSegment;
+    }
+
+    /// NoFinAfterTransfer: a finite transfer ends without a FIN (Sender).
+    bool NoFinAfterTransfer() const
+    {
+        return m_noFinAfterTransfer;
     }
 
     void SetStats(FlowStats* stats)
@@ -2522,7 +2539,8 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     bool m_bareSyn{false};
     bool m_synAckTimer{true};
     bool m_timingAtRelease{false};
-    bool m_fullLastSegment{false}; // FullLastSegment (read by the Sender application)
+    bool m_fullLastSegment{false};    // FullLastSegment (read by the Sender application)
+    bool m_noFinAfterTransfer{false}; // NoFinAfterTransfer (read by the Sender application)
     std::shared_ptr<HoldListeners> m_holdTable; // ListenToHold
     uint32_t m_holdFlow{0};
     std::deque<HeldSend> m_heldSends; // in the hold, in order
