@@ -165,8 +165,13 @@ MECHANISMS = (
         "maxseq_); an echoing ACK opens no window either way (recv_newack_helper). "
         "Pentikousis' aggressive RED+ECN, 10 clients, limit 32, 2 MiB, seed 1, flow 6: the "
         "echoing ACK that ended a Reno fast recovery at 59.331 s left cwnd 2.603 on "
-        "ns-2.35, 2 on ns-3. Full-TCP (web) is not traced: 'auto' keeps 'outside_cwr' "
-        "there."),
+        "ns-2.35, 2 on ns-3. The fast retransmit of a loss found after an ECN cut "
+        "(dupack_action() returns before `recover_ = maxseq_`, no second cut) leaves "
+        "recover_ at the cut's, so an echo on the ACK that ends that Reno recovery is "
+        "answered, and slowdown() halves windowd() = cwnd_ + dupwnd_ (ecn() runs before "
+        "the new ACK clears dupwnd_): seed 3, flow 5, the echoing ACK at 85.588 s cut "
+        "(4.070 + 3) / 2 = 3.535, ssthresh 3 (test_ecn_after_cwr_retransmit.py). "
+        "Full-TCP (web) is not traced: 'auto' keeps 'outside_cwr' there."),
     Mechanism(
         "cwr_flag", ("new_data", "next_segment"), "next_segment", "new_data", "new_data",
         "Which data segment carries CWR (with ECN): the first new one sent after an ECN "

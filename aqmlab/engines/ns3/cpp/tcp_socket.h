@@ -719,6 +719,14 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     // After a timeout the RFC 6582 / ns-2 bugfix_ rule in ReTxTimeout applies to Reno too.
     void ReceivedAck(Ptr<Packet> packet, const TcpHeader& tcpHeader) override
     {
+        // ns-2 Reno's dupwnd_ as this ACK finds it (ecn() runs before recv() counts a
+        // duplicate or clears dupwnd_ at a new ACK; see "ECN echo during a loss recovery")
+        m_dupwndBeforeAck = m_tcb->m_congState == TcpSocketState::CA_RECOVERY ? m_ns2Dupwnd : 0;
+        if (m_tcb->m_congState == TcpSocketState::CA_RECOVERY &&
+            tcpHeader.GetAckNumber() == m_txBuffer->HeadSequence())
+        {
+            ++m_ns2Dupwnd; // recv(): ++dupwnd_ past the numdupacks_-th duplicate
+        }
         if (m_reno && !m_sackEnabled && m_txBuffer->GetSacked() > 0 &&
             tcpHeader.GetAckNumber() > m_txBuffer->HeadSequence())
         {
@@ -848,15 +856,32 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         const bool entered =
             m_tcb->m_congState == TcpSocketState::CA_CWR &&
             (m_stateBeforeAck != TcpSocketState::CA_CWR || m_recover != m_recoverBeforeAck);
+        const bool fromRecovery = EcnCutInRenoRecovery();
         if (!m_ecnHalvesWindow || !entered ||
             (m_stateBeforeAck != TcpSocketState::CA_OPEN &&
              m_stateBeforeAck != TcpSocketState::CA_DISORDER &&
              m_stateBeforeAck != TcpSocketState::CA_CWR &&
-             m_stateBeforeAck != TcpSocketState::CA_LOSS))
+             m_stateBeforeAck != TcpSocketState::CA_LOSS && !fromRecovery))
         {
             return;
         }
         const double mss = m_tcb->m_segmentSize;
+        double window = m_cwndBeforeAck; // ns-2 windowd() (before rwnd)
+        if (fromRecovery)
+        {
+            // An echo ns-2 answers in a Reno fast recovery (see "ECN echo during a loss
+            // recovery"): slowdown() halves windowd() = cwnd_ + dupwnd_, the window the
+            // duplicate ACKs inflated, as ecn() runs before the new ACK clears dupwnd_. The
+            // recovery is over (ns-3 went from RECOVERY to CWR): what follows is an ECN
+            // cut's window of data, a loss in it fast-retransmitted without a second cut.
+            if (m_renoHalfCwnd && m_halfCwnd > 0)
+            {
+                window += m_dupwndBeforeAck * mss;
+            }
+            m_halfCwnd = 0;
+            m_cwrEnteredFrom = TcpSocketState::CA_OPEN;
+            m_recoverActive = false;
+        }
         if (m_ecnBelowOne)
         {
             // ns-2 ecn(): an echo answered at cwnd_ <= 1 backs the timer off if the one
@@ -874,9 +899,9 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
                 m_ecnBackoff = false;
             }
         }
-        m_ecnCwnd = m_ecnBelowOne ? std::min<double>(m_cwndBeforeAck, m_rWnd.Get()) / 2
-                                  : ExactHalfWindow(m_cwndBeforeAck);
-        m_tcb->m_ssThresh = RenoHalfWindow(m_cwndBeforeAck); // max(2, floor(m_ecnCwnd))
+        m_ecnCwnd = m_ecnBelowOne ? std::min<double>(window, m_rWnd.Get()) / 2
+                                  : ExactHalfWindow(window);
+        m_tcb->m_ssThresh = RenoHalfWindow(window); // max(2, floor(m_ecnCwnd))
         SetExactCwnd(m_ecnCwnd);
         if (m_ecnBelowOne && m_ecnCwnd < mss && ManagesRto())
         {
@@ -897,6 +922,27 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     // (cwnd 5.206 -> 2.603); the ACK ending the recovery at 59.331 s echoed: ns-2.35 kept
     // 2.603, ns-3 cut to 2. With EcnPastRecover the ECE of such an ACK is hidden from the
     // base class, and the window it would open is kept.
+    // recover_ is also set by an answered echo (ecn(): recover_ = maxseq_), and the fast
+    // retransmit of a loss found after an ECN cut (dupack_action()'s branch for
+    // last_cwnd_action_ == CWND_ACTION_ECN: retransmit, dupwnd_ = numdupacks_, return)
+    // leaves it there: an echo on the ACK that ends that recovery, past the ECN cut's
+    // highest segment, is answered, and slowdown() halves windowd() = cwnd_ + dupwnd_
+    // (ecn() runs before recv() clears dupwnd_ at the new ACK): cwnd_ = (cwnd_ +
+    // dupwnd_) / 2, ssthresh_ its floor. The same downloads, seed 3, flow 5: an echo cut
+    // cwnd 8.139 -> 4.070 at 84.848 s; segment 1285 was fast-retransmitted at 85.339 s
+    // (no second cut, dupwnd_ 3); the echoing ACK of 1285-1288 at 85.588 s cut ns-2.35's
+    // cwnd to (4.070 + 3) / 2 = 3.535, ssthresh 3, nothing sent; ns-3 had moved the
+    // recovery point to the retransmit's highest segment, hid the echo, kept 4.070 and
+    // sent segment 1292 (and cut to 2.034 at the next echo). With EcnPastRecover a Reno
+    // recovery ended by an echo ns-2 answers goes to CWR with that cut (EcnHalveWindow).
+    /// This ACK's echo entered CWR from a Reno fast recovery, and ns-2 answers it
+    /// (EcnPastRecover: the echoes it does not answer were hidden from the base class).
+    bool EcnCutInRenoRecovery() const
+    {
+        return m_ecnPastRecover && m_reno && !m_sackEnabled &&
+               m_stateBeforeAck == TcpSocketState::CA_RECOVERY;
+    }
+
     bool EcnEchoIgnored(const TcpHeader& h) const
     {
         return m_ecnPastRecover && (h.GetFlags() & TcpHeader::ECE) && m_fastRtxPointSet &&
@@ -1010,10 +1056,12 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     {
         if (m_tcb->m_congState == TcpSocketState::CA_CWR &&
             (m_stateBeforeAck != TcpSocketState::CA_CWR || m_recover != m_recoverBeforeAck) &&
-            m_stateBeforeAck != TcpSocketState::CA_RECOVERY)
+            (m_stateBeforeAck != TcpSocketState::CA_RECOVERY || EcnCutInRenoRecovery()))
         {
             m_lastCutEcn = true;
             m_cwrOwed = m_cwrOwed || m_cwrNextSegment;
+            m_fastRtxPoint = m_recover; // ecn(): recover_ = maxseq_
+            m_fastRtxPointSet = true;
         }
     }
 
@@ -1167,8 +1215,15 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         if (before != TcpSocketState::CA_RECOVERY && after == TcpSocketState::CA_RECOVERY)
         {
             FastRetransmitted();
-            m_fastRtxPoint = m_tcb->m_highTxMark; // dupack_action(): recover_ = maxseq_
-            m_fastRtxPointSet = true;
+            m_ns2Dupwnd = m_retxThresh; // dupwnd_ = numdupacks_
+            if (!fromCwr)
+            {
+                // dupack_action()'s reno_action: recover_ = maxseq_. Its branch after an
+                // ECN cut (last_cwnd_action_ ECN) returns before it: recover_ stays the
+                // ECN cut's (set in NoteEcnCut).
+                m_fastRtxPoint = m_tcb->m_highTxMark;
+                m_fastRtxPointSet = true;
+            }
         }
         const auto prev = m_prevState;
         m_prevState = after;
@@ -2527,7 +2582,10 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     bool m_ecnPastRecover{false}; // EcnPastRecover (see "ECN echo during a loss recovery")
     bool m_ecnIgnored{false};     // this ACK's ECN-Echo is not answered (ECE hidden)
     bool m_fastRtxPointSet{false};
-    SequenceNumber32 m_fastRtxPoint{0}; // highest byte sent + 1 at the last fast retransmit
+    SequenceNumber32 m_fastRtxPoint{0}; // ns-2's recover_: highest byte sent + 1 at the last
+                                        // fast retransmit (reno_action) or ECN cut
+    uint32_t m_ns2Dupwnd{0};            // ns-2 Reno's dupwnd_ in a fast recovery
+    uint32_t m_dupwndBeforeAck{0};      // ... as the ACK being processed found it
     bool m_cwrNextSegment{false}; // CwrOnNextSegment (see "CWR flag")
     bool m_cwrOwed{false};        // a window cut since the last data segment (cong_action_)
     bool m_lastCutEcn{false};     // the last window cut was an ECN echo's (see ReTxTimeout)
