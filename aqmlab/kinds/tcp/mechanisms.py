@@ -173,6 +173,21 @@ MECHANISMS = (
         "(4.070 + 3) / 2 = 3.535, ssthresh 3 (test_ecn_after_cwr_retransmit.py). "
         "Full-TCP (web) is not traced: 'auto' keeps 'outside_cwr' there."),
     Mechanism(
+        "ecn_dupack", ("ignored", "answered"), "answered", "ignored", "ignored",
+        "With ECN, an ECN-Echo on a duplicate ACK: ignored (ns-3 reads ECE on new ACKs "
+        "only), or answered as on a new ACK when beyond the highest segment sent at the "
+        "last ECN cut or fast retransmit, or the first after a timeout (ns-2's one-way "
+        "agents call ecn() for every ACK, before the new/duplicate test): CWR is entered "
+        "and the window halved, and a third duplicate ACK then fast-retransmits without "
+        "a second cut. Pentikousis' aggressive RED+ECN, 10 clients, limit 32, 2 MiB, seed "
+        "7, flow 7: the first duplicate ACK of segment 262's loss echoed at 24.167 s; "
+        "ns-2.35 cut cwnd 3.513 -> 1.757, ssthresh 2, ns-3 kept 3.513, and after the "
+        "timeout at 24.902 s sent three segments at 25.397 s to ns-2.35's two "
+        "(test_ecn_dupack.py). An echo on the third duplicate ACK cuts first, and the fast "
+        "retransmit then keeps the cut window (flow 0, 64.876 s: 4.104 -> 2.052, dupwnd_ "
+        "3, one new segment with the retransmission). Full-TCP (web) is not traced: "
+        "'auto' keeps 'ignored' there."),
+    Mechanism(
         "cwr_flag", ("new_data", "next_segment"), "next_segment", "new_data", "new_data",
         "Which data segment carries CWR (with ECN): the first new one sent after an ECN "
         "echo (ns-3, RFC 3168), or the first one sent after any window cut, an ECN echo "
@@ -377,6 +392,7 @@ def ns3_attributes(tcp: Tcp, one_way: bool) -> tuple[tuple[str, str], ...]:
         ("EcnHalvesWindow", on("ecn_window", "half_window")),
         ("EcnWindowBelowOne", on("ecn_cwnd_floor", "none")),
         ("EcnPastRecover", on("ecn_response", "past_recover")),
+        ("EcnOnDupAck", on("ecn_dupack", "answered")),
         ("CwrOnNextSegment", on("cwr_flag", "next_segment")),
         ("Ns2DelAckSink", on("delack_sink", "ns2")),
         ("HandshakeAckWithData", on("handshake_ack", "with_data")),

@@ -132,7 +132,8 @@ class Tcp(Spec):
       (ns-2's ECN cut may leave cwnd below one segment: the sender then waits for the
       retransmission timer); ``ecn_response`` "outside_cwr" | "past_recover" (ns-2
       answers no ECN-Echo on an ACK up to the highest segment sent at the last fast
-      retransmit); ``cwr_flag`` "new_data" | "next_segment"
+      retransmit); ``ecn_dupack`` "ignored" | "answered" (ns-2 answers an ECN-Echo on a
+      duplicate ACK as on a new one); ``cwr_flag`` "new_data" | "next_segment"
       (ns-2 sets CWR on the first segment after any window cut, a retransmission too);
       ``delack_sink`` "ns3" | "ns2" (with delayed
       ACKs, ns-2's one-way DelAck sink holds a duplicate of the last in-order segment and
@@ -195,6 +196,7 @@ class Tcp(Spec):
     ecn_window: str = "auto"
     ecn_cwnd_floor: str = "auto"
     ecn_response: str = "auto"
+    ecn_dupack: str = "auto"
     cwr_flag: str = "auto"
     delack_sink: str = "auto"
     handshake_ack: str = "auto"

@@ -252,6 +252,17 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
                               BooleanValue(false),
                               MakeBooleanAccessor(&AqmTcpSocket::m_ecnPastRecover),
                               MakeBooleanChecker())
+                .AddAttribute("EcnOnDupAck",
+                              "With ECN, an ECN-Echo on a duplicate ACK (in OPEN or "
+                              "DISORDER) is answered as on a new ACK when it is beyond the "
+                              "last cut's highest segment or the first after a timeout: CWR "
+                              "is entered and the window cut (ns-2 recv() calls ecn() for "
+                              "every ACK, before the duplicate test); false: ns-3, which "
+                              "reads ECE on new ACKs only (see \"ECN echo on a duplicate "
+                              "ACK\")",
+                              BooleanValue(false),
+                              MakeBooleanAccessor(&AqmTcpSocket::m_ecnDupAck),
+                              MakeBooleanChecker())
                 .AddAttribute("CwrOnNextSegment",
                               "With ECN, CWR goes on the first data segment sent after a "
                               "window cut (an ECN echo answered, a fast retransmit, a "
@@ -360,6 +371,7 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
           m_ecnHalvesWindow(other.m_ecnHalvesWindow),
           m_ecnBelowOne(other.m_ecnBelowOne),
           m_ecnPastRecover(other.m_ecnPastRecover),
+          m_ecnDupAck(other.m_ecnDupAck),
           m_cwrNextSegment(other.m_cwrNextSegment),
           m_ns2DelAck(other.m_ns2DelAck),
           m_ackWithData(other.m_ackWithData),
@@ -752,6 +764,15 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
             hidden.SetFlags(uint8_t(hidden.GetFlags() & ~uint8_t(TcpHeader::ECE)));
         }
         const TcpHeader& header = m_ecnIgnored ? hidden : tcpHeader;
+        m_ecnCutThisAck = false;
+        if (EcnEchoOnDupAck(packet, tcpHeader))
+        {
+            // ecn() before the duplicate test: the cut precedes whatever this duplicate
+            // ACK does (a third one's fast retransmit keeps the cut window, CwrLossRecovery)
+            EnterCwr(0);
+            EcnHalveWindow();
+            m_ecnCutThisAck = true;
+        }
         if (Sack1())
         {
             const bool ignoreSack = Sack1Ack(header);
@@ -828,7 +849,7 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
             // the unechoed ACKs since) made it, not set to ssthresh. Every dupack so far
             // frees a segment (ns-3 ignored them in CWR: mark the others here), and the
             // window is kept on leaving recovery and opened there (m_halfCwnd).
-            m_halfCwnd = m_cwndBeforeAck;
+            m_halfCwnd = m_ecnCutThisAck ? m_ecnCwnd : m_cwndBeforeAck; // the cut window
             SetExactCwnd(m_halfCwnd);
             for (uint32_t i = 1; i < m_dupAckCount; ++i)
             {
@@ -857,7 +878,7 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
             m_tcb->m_congState == TcpSocketState::CA_CWR &&
             (m_stateBeforeAck != TcpSocketState::CA_CWR || m_recover != m_recoverBeforeAck);
         const bool fromRecovery = EcnCutInRenoRecovery();
-        if (!m_ecnHalvesWindow || !entered ||
+        if (!m_ecnHalvesWindow || !entered || m_ecnCutThisAck ||
             (m_stateBeforeAck != TcpSocketState::CA_OPEN &&
              m_stateBeforeAck != TcpSocketState::CA_DISORDER &&
              m_stateBeforeAck != TcpSocketState::CA_CWR &&
@@ -935,6 +956,33 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     // recovery point to the retransmit's highest segment, hid the echo, kept 4.070 and
     // sent segment 1292 (and cut to 2.034 at the next echo). With EcnPastRecover a Reno
     // recovery ended by an echo ns-2 answers goes to CWR with that cut (EcnHalveWindow).
+    // ---- ECN echo on a duplicate ACK (ns-2) --------------------------------------------
+    // ns-3 reads ECE on new ACKs only (ReceivedAck: `ackNumber > oldHeadSequence`). ns-2's
+    // one-way agents call ecn(seqno) for every ACK before the new/duplicate test
+    // (tcp-reno.cc recv(), tcp.cc recv()), so a duplicate ACK that echoes is answered
+    // under the same rule as a new one: `seqno > recover_ || last_cwnd_action_ ==
+    // CWND_ACTION_TIMEOUT` (recover_: the highest segment sent at the last ECN cut or
+    // fast retransmit, m_fastRtxPoint). Pentikousis' aggressive RED+ECN, 10 clients,
+    // limit 32, 2 MiB, seed 7, flow 7: an echo cut cwnd at 23.326 s (recover_ segment
+    // 259); the first duplicate ACK of segment 262's loss (24.167 s) echoed and ns-2.35
+    // cut cwnd 3.513 -> 1.757, ssthresh 2, while ns-3 kept 3.513; the timeout at 24.902 s
+    // then left ns-3's ssthresh at 3, and at 25.397 s it sent three segments to
+    // ns-2.35's two. With EcnOnDupAck such a duplicate ACK enters CWR and is cut the ns-2
+    // way (EcnHalveWindow) before the base class counts it; NoteEcnCut notes the cut. On
+    // a third duplicate ACK the fast retransmit follows in the same ACK and keeps the cut
+    // window (CwrLossRecovery; dupack_action()'s branch after an ECN cut): flow 0 at
+    // 64.876 s, cwnd 4.104 -> 2.052, int(2.052) + dupwnd_ 3 let one new segment out.
+    bool EcnEchoOnDupAck(Ptr<const Packet> packet, const TcpHeader& h) const
+    {
+        const SequenceNumber32 ack = h.GetAckNumber();
+        return m_ecnDupAck && (h.GetFlags() & TcpHeader::ECE) && packet->GetSize() == 0 &&
+               m_tcb->m_ecnState != TcpSocketState::ECN_DISABLED && !m_sack1Active &&
+               (m_tcb->m_congState == TcpSocketState::CA_OPEN ||
+                m_tcb->m_congState == TcpSocketState::CA_DISORDER) &&
+               ack == m_txBuffer->HeadSequence() && ack < m_tcb->m_highTxMark &&
+               (!m_fastRtxPointSet || ack > m_fastRtxPoint);
+    }
+
     /// This ACK's echo entered CWR from a Reno fast recovery, and ns-2 answers it
     /// (EcnPastRecover: the echoes it does not answer were hidden from the base class).
     bool EcnCutInRenoRecovery() const
@@ -1233,6 +1281,7 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
             {
                 m_stats->fastRecoveries += 1;
                 m_stats->cwrRecoveries += fromCwr ? 1 : 0;
+                m_stats->ecnEchoes += m_ecnCutThisAck ? 1 : 0; // echo on the third dupack
             }
             else if (after == TcpSocketState::CA_CWR)
             {
@@ -2580,6 +2629,8 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     bool m_ecnBelowOne{false};    // EcnWindowBelowOne (see "ECN window below one segment")
     bool m_ecnBackoff{false};     // ns-2 ecn_backoff_
     bool m_ecnPastRecover{false}; // EcnPastRecover (see "ECN echo during a loss recovery")
+    bool m_ecnDupAck{false};      // EcnOnDupAck (see "ECN echo on a duplicate ACK")
+    bool m_ecnCutThisAck{false};  // this duplicate ACK's echo was answered (EcnOnDupAck)
     bool m_ecnIgnored{false};     // this ACK's ECN-Echo is not answered (ECE hidden)
     bool m_fastRtxPointSet{false};
     SequenceNumber32 m_fastRtxPoint{0}; // ns-2's recover_: highest byte sent + 1 at the last
