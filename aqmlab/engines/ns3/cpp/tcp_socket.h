@@ -443,7 +443,6 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         m_bootFraction = fraction;
     }
 
-    /// Count this socket's events into `stats` (sender side only; may be null).
     /// FullLastSegment: a finite transfer goes out as whole segments (Sender).
     bool FullLastSegment() const
     {
@@ -456,6 +455,7 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         return m_noFinAfterTransfer;
     }
 
+    /// Count this socket's events into `stats` (sender side only; may be null).
     void SetStats(FlowStats* stats)
     {
         m_stats = stats;
