@@ -173,7 +173,8 @@ def test_cwr_flag_is_ns2s_next_segment_for_one_way_agents_only():
 
 @pytest.mark.parametrize(("field", "attr", "ns2", "ns3"), [
     ("ecn_cwnd_floor", "EcnWindowBelowOne", "none", "one_segment"),
-    ("ecn_response", "EcnPastRecover", "past_recover", "outside_cwr")])
+    ("ecn_response", "EcnPastRecover", "past_recover", "outside_cwr"),
+    ("ecn_dupack", "EcnOnDupAck", "answered", "ignored")])
 def test_ecn_floor_and_response_are_ns2s_for_one_way_agents_only(field, attr, ns2, ns3):
     """ns-2's one-way agents let an ECN cut go below one segment (then wait for the timer)
     and answer no echo up to the last fast retransmit's highest segment; web connections
@@ -221,3 +222,26 @@ def test_a_lost_syn_halves_ssthresh_for_one_way_agents_only():
     check(_scenario([PackMime(rate=1, tcp=FULL_TCP)], syn_timeout_ssthresh="halve"))
     assert Tcp(syn_timeout_ssthresh="keep").to_dict()["syn_timeout_ssthresh"] == "keep"
     assert "syn_timeout_ssthresh" not in Tcp().to_dict()
+
+
+@pytest.mark.parametrize(("field", "attr", "ns2", "ns3"), [
+    ("last_segment", "FullLastSegment", "full", "short"),
+    ("transfer_close", "NoFinAfterTransfer", "none", "fin")])
+def test_transfer_ends_are_ns2s_for_one_way_agents_only(field, attr, ns2, ns3):
+    """ns-2's one-way agents send a transfer as whole segments (no byte stream) and end it
+    without a FIN; web connections (Full-TCP, a byte stream with FINs) and the other
+    variants keep ns-3's."""
+    assert attrs(Tcp())[attr] == "true"
+    assert attrs(Tcp(), one_way=False)[attr] == "false"
+    assert attrs(Tcp(**{field: ns3}))[attr] == "false"
+    assert attrs(Tcp(variant="cubic"))[attr] == "false"
+    assert field not in Tcp().to_dict()  # "auto": hashes kept
+    assert Tcp(**{field: ns3}).to_dict()[field] == ns3
+    with pytest.raises(ScenarioError, match=field):
+        Tcp(**{field: "padded"})
+    with pytest.raises(ScenarioError, match=f"tcp.{field}"):
+        check(_scenario([Bulk(flows=1)], **{field: ns3}))
+    check(_scenario([Bulk(flows=1)], **{field: ns2}))
+    check(_scenario([PackMime(rate=1, tcp=FULL_TCP)], **{field: ns3}))
+    with pytest.raises(ScenarioError, match=f"tcp.{field}"):
+        check(_scenario([PackMime(rate=1, tcp=FULL_TCP)], **{field: ns2}))

@@ -165,8 +165,28 @@ MECHANISMS = (
         "maxseq_); an echoing ACK opens no window either way (recv_newack_helper). "
         "Pentikousis' aggressive RED+ECN, 10 clients, limit 32, 2 MiB, seed 1, flow 6: the "
         "echoing ACK that ended a Reno fast recovery at 59.331 s left cwnd 2.603 on "
-        "ns-2.35, 2 on ns-3. Full-TCP (web) is not traced: 'auto' keeps 'outside_cwr' "
-        "there."),
+        "ns-2.35, 2 on ns-3. The fast retransmit of a loss found after an ECN cut "
+        "(dupack_action() returns before `recover_ = maxseq_`, no second cut) leaves "
+        "recover_ at the cut's, so an echo on the ACK that ends that Reno recovery is "
+        "answered, and slowdown() halves windowd() = cwnd_ + dupwnd_ (ecn() runs before "
+        "the new ACK clears dupwnd_): seed 3, flow 5, the echoing ACK at 85.588 s cut "
+        "(4.070 + 3) / 2 = 3.535, ssthresh 3 (test_ecn_after_cwr_retransmit.py). "
+        "Full-TCP (web) is not traced: 'auto' keeps 'outside_cwr' there."),
+    Mechanism(
+        "ecn_dupack", ("ignored", "answered"), "answered", "ignored", "ignored",
+        "With ECN, an ECN-Echo on a duplicate ACK: ignored (ns-3 reads ECE on new ACKs "
+        "only), or answered as on a new ACK when beyond the highest segment sent at the "
+        "last ECN cut or fast retransmit, or the first after a timeout (ns-2's one-way "
+        "agents call ecn() for every ACK, before the new/duplicate test): CWR is entered "
+        "and the window halved, and a third duplicate ACK then fast-retransmits without "
+        "a second cut. Pentikousis' aggressive RED+ECN, 10 clients, limit 32, 2 MiB, seed "
+        "7, flow 7: the first duplicate ACK of segment 262's loss echoed at 24.167 s; "
+        "ns-2.35 cut cwnd 3.513 -> 1.757, ssthresh 2, ns-3 kept 3.513, and after the "
+        "timeout at 24.902 s sent three segments at 25.397 s to ns-2.35's two "
+        "(test_ecn_dupack.py). An echo on the third duplicate ACK cuts first, and the fast "
+        "retransmit then keeps the cut window (flow 0, 64.876 s: 4.104 -> 2.052, dupwnd_ "
+        "3, one new segment with the retransmission). Full-TCP (web) is not traced: "
+        "'auto' keeps 'ignored' there."),
     Mechanism(
         "cwr_flag", ("new_data", "next_segment"), "next_segment", "new_data", "new_data",
         "Which data segment carries CWR (with ECN): the first new one sent after an ECN "
@@ -266,6 +286,33 @@ MECHANISMS = (
         "(test_syn_timeout.py). Web connections keep 'keep': Full-TCP's own rule is "
         "the syn_timeout field ('full_tcp', which also sets the first data's RTO)."),
     Mechanism(
+        "last_segment", ("short", "full"), "full", "short", "short",
+        "A finite transfer's last segment when its size is not a multiple of the MSS: "
+        "the bytes left, sent once they fit the byte-counted window (ns-3), or a whole "
+        "segment like the others (ns-2's one-way agents have no byte stream: tcp.cc "
+        "sendmsg() adds nbytes / size_ rounded up to curseq_, output() sends size_ bytes "
+        "per packet, and send_much() lets out int(cwnd_) packets past highest_ack_), so it "
+        "waits for a whole segment of window and takes a full packet's time on every link; "
+        "the receiver counts at most the transfer's size. Pentikousis' aggressive RED+ECN, "
+        "10 clients, limit 32, 2 MiB (1437 segments of 1460 B, the last 592 B), seed 1, "
+        "flow 2: the ACK at 89.200 s left segments 1433-1435 in flight at cwnd 3.635; "
+        "ns-3 sent the 592-byte segment 1436 at once, ns-2.35 one ACK later (89.310 s) "
+        "as a 1502-byte packet; the runs parted there (test_last_segment.py). Web "
+        "connections (Full-TCP, a byte stream) keep 'short'."),
+    Mechanism(
+        "transfer_close", ("fin", "none"), "none", "fin", "fin",
+        "How a finite transfer ends: the sender closes the connection, a FIN rides on "
+        "the last segment, the receiver acknowledges it at once and sends its own FIN, "
+        "which the sender acknowledges (ns-3), or nothing (ns-2's one-way agents have no "
+        "FIN: the last segment is an ordinary one, whose ACK the DelAck sink delays like "
+        "any other, and no packet follows it). Pentikousis' aggressive RED+ECN, 10 "
+        "clients, limit 32, 2 MiB, seed 1, flow 2: segment 1436 (the last) reached the "
+        "client at 89.499 s; ns-2.35's sink acknowledged it at its delayed-ACK timer "
+        "(the ACK reached the server at 89.620 s), ns-3's at once with its FIN behind "
+        "(89.520 and 89.521 s); that FIN delayed flow 5's next ACK by one 42-byte packet's time on the "
+        "reverse bottleneck (0.22 ms), where the runs parted at 89.746 s "
+        "(test_transfer_close.py). Web connections (Full-TCP) keep 'fin'."),
+    Mechanism(
         "dupacks_after_timeout", ("ignored", "limited_transmit"), "limited_transmit",
         "ignored", "ignored",
         "Duplicate ACKs after a timeout (no SACK, limited transmit on): ignored until the "
@@ -345,6 +392,7 @@ def ns3_attributes(tcp: Tcp, one_way: bool) -> tuple[tuple[str, str], ...]:
         ("EcnHalvesWindow", on("ecn_window", "half_window")),
         ("EcnWindowBelowOne", on("ecn_cwnd_floor", "none")),
         ("EcnPastRecover", on("ecn_response", "past_recover")),
+        ("EcnOnDupAck", on("ecn_dupack", "answered")),
         ("CwrOnNextSegment", on("cwr_flag", "next_segment")),
         ("Ns2DelAckSink", on("delack_sink", "ns2")),
         ("HandshakeAckWithData", on("handshake_ack", "with_data")),
@@ -352,6 +400,8 @@ def ns3_attributes(tcp: Tcp, one_way: bool) -> tuple[tuple[str, str], ...]:
         # with dup_syn "ignore" (Full-TCP) the timer is the only repair of a lost SYN/ACK
         ("SynAckTimer", "true" if tcp.dup_syn == "ignore" else on("synack_retry", "timer")),
         ("TimingAtRelease", on("processing_timing", "output")),
+        ("FullLastSegment", on("last_segment", "full")),
+        ("NoFinAfterTransfer", on("transfer_close", "none")),
     )
 
 

@@ -132,7 +132,8 @@ class Tcp(Spec):
       (ns-2's ECN cut may leave cwnd below one segment: the sender then waits for the
       retransmission timer); ``ecn_response`` "outside_cwr" | "past_recover" (ns-2
       answers no ECN-Echo on an ACK up to the highest segment sent at the last fast
-      retransmit); ``cwr_flag`` "new_data" | "next_segment"
+      retransmit); ``ecn_dupack`` "ignored" | "answered" (ns-2 answers an ECN-Echo on a
+      duplicate ACK as on a new one); ``cwr_flag`` "new_data" | "next_segment"
       (ns-2 sets CWR on the first segment after any window cut, a retransmission too);
       ``delack_sink`` "ns3" | "ns2" (with delayed
       ACKs, ns-2's one-way DelAck sink holds a duplicate of the last in-order segment and
@@ -147,7 +148,11 @@ class Tcp(Spec):
       when the delayed send fires, not when the window opened); ``syn_timeout_ssthresh``
       "keep" | "halve" (ns-2's one-way agents time a lost packet 0 out as any segment:
       ssthresh 2 segments, the flow starts in congestion avoidance; web connections follow
-      ``syn_timeout``).
+      ``syn_timeout``); ``last_segment`` "short" | "full" (ns-2's one-way agents send a
+      transfer as whole segments: the last one is padded to the MSS and, like any other,
+      needs a whole segment of window; ns-3 sends the bytes left once they fit);
+      ``transfer_close`` "fin" | "none" (ns-2's one-way agents end a transfer without a
+      FIN: the last segment's ACK may be delayed, and no FIN follows from either end).
     """
 
     variant: str = "reno"
@@ -191,6 +196,7 @@ class Tcp(Spec):
     ecn_window: str = "auto"
     ecn_cwnd_floor: str = "auto"
     ecn_response: str = "auto"
+    ecn_dupack: str = "auto"
     cwr_flag: str = "auto"
     delack_sink: str = "auto"
     handshake_ack: str = "auto"
@@ -198,6 +204,8 @@ class Tcp(Spec):
     synack_retry: str = "auto"
     processing_timing: str = "auto"
     syn_timeout_ssthresh: str = "auto"
+    last_segment: str = "auto"
+    transfer_close: str = "auto"
 
     def __post_init__(self) -> None:
         TCP_VARIANTS.lookup(self.variant, "variant")

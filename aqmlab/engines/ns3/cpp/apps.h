@@ -11,6 +11,7 @@
 
 #include "ns3/applications-module.h"
 
+#include <cmath>
 #include <functional>
 #include <unordered_map>
 #include <vector>
@@ -82,6 +83,17 @@ class Sender : public Application
         UintegerValue mss;
         m_socket->GetAttribute("SegmentSize", mss);
         m_chunk = static_cast<uint32_t>(mss.Get()) * 8;
+        if (m_socket->FullLastSegment() && m_maxBytes > 0)
+        {
+            // ns-2's one-way agents send a transfer as whole segments (tcp.cc sendmsg():
+            // curseq_ += nbytes / size_ + (nbytes % size_ ? 1 : 0); output() sends size_
+            // bytes each): the last one full-size, held like any other by the
+            // packet-counted window (send_much(): t_seqno_ <= highest_ack_ + int(cwnd_)).
+            // ns-3's byte-counted window lets a short last segment out once its bytes fit.
+            // The Receiver counts at most the transfer's size (ns-2: min(got, size)).
+            const double seg = double(mss.Get());
+            m_maxBytes = std::ceil(m_maxBytes / seg) * seg;
+        }
         m_socket->Bind(InetSocketAddress(Ipv4Address::GetAny(), m_localPort));
         m_socket->Connect(m_peer);
         m_socket->SetConnectCallback(MakeCallback(&Sender::Connected, this),
@@ -159,7 +171,12 @@ class Sender : public Application
         if (!m_closed)
         {
             m_closed = true;
-            m_socket->Close();
+            // ns-2's one-way agents send no FIN: the last segment is an ordinary one (the
+            // sink may delay its ACK) and the receiver answers with no FIN of its own.
+            if (!m_socket->NoFinAfterTransfer())
+            {
+                m_socket->Close();
+            }
         }
     }
 
@@ -313,6 +330,10 @@ class Receiver : public FlowListener
                 info.firstRx = now;
             }
             st.bytesReceived += n;
+            if (info.target > 0 && st.bytesReceived > info.target)
+            {
+                st.bytesReceived = info.target; // FullLastSegment's padding
+            }
             if (info.target > 0 && info.completion < 0 && st.bytesReceived >= info.target)
             {
                 info.completion = now;

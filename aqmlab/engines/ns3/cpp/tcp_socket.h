@@ -252,6 +252,17 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
                               BooleanValue(false),
                               MakeBooleanAccessor(&AqmTcpSocket::m_ecnPastRecover),
                               MakeBooleanChecker())
+                .AddAttribute("EcnOnDupAck",
+                              "With ECN, an ECN-Echo on a duplicate ACK (in OPEN or "
+                              "DISORDER) is answered as on a new ACK when it is beyond the "
+                              "last cut's highest segment or the first after a timeout: CWR "
+                              "is entered and the window cut (ns-2 recv() calls ecn() for "
+                              "every ACK, before the duplicate test); false: ns-3, which "
+                              "reads ECE on new ACKs only (see \"ECN echo on a duplicate "
+                              "ACK\")",
+                              BooleanValue(false),
+                              MakeBooleanAccessor(&AqmTcpSocket::m_ecnDupAck),
+                              MakeBooleanChecker())
                 .AddAttribute("CwrOnNextSegment",
                               "With ECN, CWR goes on the first data segment sent after a "
                               "window cut (an ECN echo answered, a fast retransmit, a "
@@ -301,6 +312,28 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
                               "RtoBackoffUntilSample)",
                               BooleanValue(false),
                               MakeBooleanAccessor(&AqmTcpSocket::m_timingAtRelease),
+                              MakeBooleanChecker())
+                .AddAttribute("FullLastSegment",
+                              "A finite transfer (the Sender application) is sent as whole "
+                              "segments: its size rounded up to the MSS, so the last "
+                              "segment is full-size and, like any other, needs a whole "
+                              "segment of window (ns-2's one-way agents: sendmsg() counts "
+                              "packets, output() sends size_ bytes each, send_much() lets "
+                              "out int(cwnd_) packets); false: ns-3, whose last segment "
+                              "carries the bytes left and leaves once they fit the "
+                              "byte-counted window (see Sender::StartApplication)",
+                              BooleanValue(false),
+                              MakeBooleanAccessor(&AqmTcpSocket::m_fullLastSegment),
+                              MakeBooleanChecker())
+                .AddAttribute("NoFinAfterTransfer",
+                              "The Sender application does not close the connection after "
+                              "a finite transfer: no FIN rides on the last segment, whose "
+                              "ACK the receiver may then delay like any other, and the "
+                              "receiver sends no FIN of its own (ns-2's one-way agents have "
+                              "no FIN: the transfer just ends); false: ns-3, which closes "
+                              "(see Sender::Fill)",
+                              BooleanValue(false),
+                              MakeBooleanAccessor(&AqmTcpSocket::m_noFinAfterTransfer),
                               MakeBooleanChecker());
         return tid;
     }
@@ -338,12 +371,15 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
           m_ecnHalvesWindow(other.m_ecnHalvesWindow),
           m_ecnBelowOne(other.m_ecnBelowOne),
           m_ecnPastRecover(other.m_ecnPastRecover),
+          m_ecnDupAck(other.m_ecnDupAck),
           m_cwrNextSegment(other.m_cwrNextSegment),
           m_ns2DelAck(other.m_ns2DelAck),
           m_ackWithData(other.m_ackWithData),
           m_bareSyn(other.m_bareSyn),
           m_synAckTimer(other.m_synAckTimer),
           m_timingAtRelease(other.m_timingAtRelease),
+          m_fullLastSegment(other.m_fullLastSegment),
+          m_noFinAfterTransfer(other.m_noFinAfterTransfer),
           m_scaleWanted(other.m_scaleWanted),
           m_sackWanted(other.m_sackWanted),
           m_stats(nullptr)
@@ -405,6 +441,18 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     void SetBootPhase(double fraction)
     {
         m_bootFraction = fraction;
+    }
+
+    /// FullLastSegment: a finite transfer goes out as whole segments (Sender).
+    bool FullLastSegment() const
+    {
+        return m_fullLastSegment;
+    }
+
+    /// NoFinAfterTransfer: a finite transfer ends without a FIN (Sender).
+    bool NoFinAfterTransfer() const
+    {
+        return m_noFinAfterTransfer;
     }
 
     /// Count this socket's events into `stats` (sender side only; may be null).
@@ -683,6 +731,14 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     // After a timeout the RFC 6582 / ns-2 bugfix_ rule in ReTxTimeout applies to Reno too.
     void ReceivedAck(Ptr<Packet> packet, const TcpHeader& tcpHeader) override
     {
+        // ns-2 Reno's dupwnd_ as this ACK finds it (ecn() runs before recv() counts a
+        // duplicate or clears dupwnd_ at a new ACK; see "ECN echo during a loss recovery")
+        m_dupwndBeforeAck = m_tcb->m_congState == TcpSocketState::CA_RECOVERY ? m_ns2Dupwnd : 0;
+        if (m_tcb->m_congState == TcpSocketState::CA_RECOVERY &&
+            tcpHeader.GetAckNumber() == m_txBuffer->HeadSequence())
+        {
+            ++m_ns2Dupwnd; // recv(): ++dupwnd_ past the numdupacks_-th duplicate
+        }
         if (m_reno && !m_sackEnabled && m_txBuffer->GetSacked() > 0 &&
             tcpHeader.GetAckNumber() > m_txBuffer->HeadSequence())
         {
@@ -708,6 +764,15 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
             hidden.SetFlags(uint8_t(hidden.GetFlags() & ~uint8_t(TcpHeader::ECE)));
         }
         const TcpHeader& header = m_ecnIgnored ? hidden : tcpHeader;
+        m_ecnCutThisAck = false;
+        if (EcnEchoOnDupAck(packet, tcpHeader))
+        {
+            // ecn() before the duplicate test: the cut precedes whatever this duplicate
+            // ACK does (a third one's fast retransmit keeps the cut window, CwrLossRecovery)
+            EnterCwr(0);
+            EcnHalveWindow();
+            m_ecnCutThisAck = true;
+        }
         if (Sack1())
         {
             const bool ignoreSack = Sack1Ack(header);
@@ -784,7 +849,7 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
             // the unechoed ACKs since) made it, not set to ssthresh. Every dupack so far
             // frees a segment (ns-3 ignored them in CWR: mark the others here), and the
             // window is kept on leaving recovery and opened there (m_halfCwnd).
-            m_halfCwnd = m_cwndBeforeAck;
+            m_halfCwnd = m_ecnCutThisAck ? m_ecnCwnd : m_cwndBeforeAck; // the cut window
             SetExactCwnd(m_halfCwnd);
             for (uint32_t i = 1; i < m_dupAckCount; ++i)
             {
@@ -812,15 +877,32 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         const bool entered =
             m_tcb->m_congState == TcpSocketState::CA_CWR &&
             (m_stateBeforeAck != TcpSocketState::CA_CWR || m_recover != m_recoverBeforeAck);
-        if (!m_ecnHalvesWindow || !entered ||
+        const bool fromRecovery = EcnCutInRenoRecovery();
+        if (!m_ecnHalvesWindow || !entered || m_ecnCutThisAck ||
             (m_stateBeforeAck != TcpSocketState::CA_OPEN &&
              m_stateBeforeAck != TcpSocketState::CA_DISORDER &&
              m_stateBeforeAck != TcpSocketState::CA_CWR &&
-             m_stateBeforeAck != TcpSocketState::CA_LOSS))
+             m_stateBeforeAck != TcpSocketState::CA_LOSS && !fromRecovery))
         {
             return;
         }
         const double mss = m_tcb->m_segmentSize;
+        double window = m_cwndBeforeAck; // ns-2 windowd() (before rwnd)
+        if (fromRecovery)
+        {
+            // An echo ns-2 answers in a Reno fast recovery (see "ECN echo during a loss
+            // recovery"): slowdown() halves windowd() = cwnd_ + dupwnd_, the window the
+            // duplicate ACKs inflated, as ecn() runs before the new ACK clears dupwnd_. The
+            // recovery is over (ns-3 went from RECOVERY to CWR): what follows is an ECN
+            // cut's window of data, a loss in it fast-retransmitted without a second cut.
+            if (m_renoHalfCwnd && m_halfCwnd > 0)
+            {
+                window += m_dupwndBeforeAck * mss;
+            }
+            m_halfCwnd = 0;
+            m_cwrEnteredFrom = TcpSocketState::CA_OPEN;
+            m_recoverActive = false;
+        }
         if (m_ecnBelowOne)
         {
             // ns-2 ecn(): an echo answered at cwnd_ <= 1 backs the timer off if the one
@@ -838,9 +920,9 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
                 m_ecnBackoff = false;
             }
         }
-        m_ecnCwnd = m_ecnBelowOne ? std::min<double>(m_cwndBeforeAck, m_rWnd.Get()) / 2
-                                  : ExactHalfWindow(m_cwndBeforeAck);
-        m_tcb->m_ssThresh = RenoHalfWindow(m_cwndBeforeAck); // max(2, floor(m_ecnCwnd))
+        m_ecnCwnd = m_ecnBelowOne ? std::min<double>(window, m_rWnd.Get()) / 2
+                                  : ExactHalfWindow(window);
+        m_tcb->m_ssThresh = RenoHalfWindow(window); // max(2, floor(m_ecnCwnd))
         SetExactCwnd(m_ecnCwnd);
         if (m_ecnBelowOne && m_ecnCwnd < mss && ManagesRto())
         {
@@ -861,6 +943,54 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     // (cwnd 5.206 -> 2.603); the ACK ending the recovery at 59.331 s echoed: ns-2.35 kept
     // 2.603, ns-3 cut to 2. With EcnPastRecover the ECE of such an ACK is hidden from the
     // base class, and the window it would open is kept.
+    // recover_ is also set by an answered echo (ecn(): recover_ = maxseq_), and the fast
+    // retransmit of a loss found after an ECN cut (dupack_action()'s branch for
+    // last_cwnd_action_ == CWND_ACTION_ECN: retransmit, dupwnd_ = numdupacks_, return)
+    // leaves it there: an echo on the ACK that ends that recovery, past the ECN cut's
+    // highest segment, is answered, and slowdown() halves windowd() = cwnd_ + dupwnd_
+    // (ecn() runs before recv() clears dupwnd_ at the new ACK): cwnd_ = (cwnd_ +
+    // dupwnd_) / 2, ssthresh_ its floor. The same downloads, seed 3, flow 5: an echo cut
+    // cwnd 8.139 -> 4.070 at 84.848 s; segment 1285 was fast-retransmitted at 85.339 s
+    // (no second cut, dupwnd_ 3); the echoing ACK of 1285-1288 at 85.588 s cut ns-2.35's
+    // cwnd to (4.070 + 3) / 2 = 3.535, ssthresh 3, nothing sent; ns-3 had moved the
+    // recovery point to the retransmit's highest segment, hid the echo, kept 4.070 and
+    // sent segment 1292 (and cut to 2.034 at the next echo). With EcnPastRecover a Reno
+    // recovery ended by an echo ns-2 answers goes to CWR with that cut (EcnHalveWindow).
+    // ---- ECN echo on a duplicate ACK (ns-2) --------------------------------------------
+    // ns-3 reads ECE on new ACKs only (ReceivedAck: `ackNumber > oldHeadSequence`). ns-2's
+    // one-way agents call ecn(seqno) for every ACK before the new/duplicate test
+    // (tcp-reno.cc recv(), tcp.cc recv()), so a duplicate ACK that echoes is answered
+    // under the same rule as a new one: `seqno > recover_ || last_cwnd_action_ ==
+    // CWND_ACTION_TIMEOUT` (recover_: the highest segment sent at the last ECN cut or
+    // fast retransmit, m_fastRtxPoint). Pentikousis' aggressive RED+ECN, 10 clients,
+    // limit 32, 2 MiB, seed 7, flow 7: an echo cut cwnd at 23.326 s (recover_ segment
+    // 259); the first duplicate ACK of segment 262's loss (24.167 s) echoed and ns-2.35
+    // cut cwnd 3.513 -> 1.757, ssthresh 2, while ns-3 kept 3.513; the timeout at 24.902 s
+    // then left ns-3's ssthresh at 3, and at 25.397 s it sent three segments to
+    // ns-2.35's two. With EcnOnDupAck such a duplicate ACK enters CWR and is cut the ns-2
+    // way (EcnHalveWindow) before the base class counts it; NoteEcnCut notes the cut. On
+    // a third duplicate ACK the fast retransmit follows in the same ACK and keeps the cut
+    // window (CwrLossRecovery; dupack_action()'s branch after an ECN cut): flow 0 at
+    // 64.876 s, cwnd 4.104 -> 2.052, int(2.052) + dupwnd_ 3 let one new segment out.
+    bool EcnEchoOnDupAck(Ptr<const Packet> packet, const TcpHeader& h) const
+    {
+        const SequenceNumber32 ack = h.GetAckNumber();
+        return m_ecnDupAck && (h.GetFlags() & TcpHeader::ECE) && packet->GetSize() == 0 &&
+               m_tcb->m_ecnState != TcpSocketState::ECN_DISABLED && !m_sack1Active &&
+               (m_tcb->m_congState == TcpSocketState::CA_OPEN ||
+                m_tcb->m_congState == TcpSocketState::CA_DISORDER) &&
+               ack == m_txBuffer->HeadSequence() && ack < m_tcb->m_highTxMark &&
+               (!m_fastRtxPointSet || ack > m_fastRtxPoint);
+    }
+
+    /// This ACK's echo entered CWR from a Reno fast recovery, and ns-2 answers it
+    /// (EcnPastRecover: the echoes it does not answer were hidden from the base class).
+    bool EcnCutInRenoRecovery() const
+    {
+        return m_ecnPastRecover && m_reno && !m_sackEnabled &&
+               m_stateBeforeAck == TcpSocketState::CA_RECOVERY;
+    }
+
     bool EcnEchoIgnored(const TcpHeader& h) const
     {
         return m_ecnPastRecover && (h.GetFlags() & TcpHeader::ECE) && m_fastRtxPointSet &&
@@ -974,10 +1104,12 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     {
         if (m_tcb->m_congState == TcpSocketState::CA_CWR &&
             (m_stateBeforeAck != TcpSocketState::CA_CWR || m_recover != m_recoverBeforeAck) &&
-            m_stateBeforeAck != TcpSocketState::CA_RECOVERY)
+            (m_stateBeforeAck != TcpSocketState::CA_RECOVERY || EcnCutInRenoRecovery()))
         {
             m_lastCutEcn = true;
             m_cwrOwed = m_cwrOwed || m_cwrNextSegment;
+            m_fastRtxPoint = m_recover; // ecn(): recover_ = maxseq_
+            m_fastRtxPointSet = true;
         }
     }
 
@@ -1131,8 +1263,15 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         if (before != TcpSocketState::CA_RECOVERY && after == TcpSocketState::CA_RECOVERY)
         {
             FastRetransmitted();
-            m_fastRtxPoint = m_tcb->m_highTxMark; // dupack_action(): recover_ = maxseq_
-            m_fastRtxPointSet = true;
+            m_ns2Dupwnd = m_retxThresh; // dupwnd_ = numdupacks_
+            if (!fromCwr)
+            {
+                // dupack_action()'s reno_action: recover_ = maxseq_. Its branch after an
+                // ECN cut (last_cwnd_action_ ECN) returns before it: recover_ stays the
+                // ECN cut's (set in NoteEcnCut).
+                m_fastRtxPoint = m_tcb->m_highTxMark;
+                m_fastRtxPointSet = true;
+            }
         }
         const auto prev = m_prevState;
         m_prevState = after;
@@ -1142,6 +1281,7 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
             {
                 m_stats->fastRecoveries += 1;
                 m_stats->cwrRecoveries += fromCwr ? 1 : 0;
+                m_stats->ecnEchoes += m_ecnCutThisAck ? 1 : 0; // echo on the third dupack
             }
             else if (after == TcpSocketState::CA_CWR)
             {
@@ -2489,9 +2629,14 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     bool m_ecnBelowOne{false};    // EcnWindowBelowOne (see "ECN window below one segment")
     bool m_ecnBackoff{false};     // ns-2 ecn_backoff_
     bool m_ecnPastRecover{false}; // EcnPastRecover (see "ECN echo during a loss recovery")
+    bool m_ecnDupAck{false};      // EcnOnDupAck (see "ECN echo on a duplicate ACK")
+    bool m_ecnCutThisAck{false};  // this duplicate ACK's echo was answered (EcnOnDupAck)
     bool m_ecnIgnored{false};     // this ACK's ECN-Echo is not answered (ECE hidden)
     bool m_fastRtxPointSet{false};
-    SequenceNumber32 m_fastRtxPoint{0}; // highest byte sent + 1 at the last fast retransmit
+    SequenceNumber32 m_fastRtxPoint{0}; // ns-2's recover_: highest byte sent + 1 at the last
+                                        // fast retransmit (reno_action) or ECN cut
+    uint32_t m_ns2Dupwnd{0};            // ns-2 Reno's dupwnd_ in a fast recovery
+    uint32_t m_dupwndBeforeAck{0};      // ... as the ACK being processed found it
     bool m_cwrNextSegment{false}; // CwrOnNextSegment (see "CWR flag")
     bool m_cwrOwed{false};        // a window cut since the last data segment (cong_action_)
     bool m_lastCutEcn{false};     // the last window cut was an ECN echo's (see ReTxTimeout)
@@ -2503,6 +2648,8 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     bool m_bareSyn{false};
     bool m_synAckTimer{true};
     bool m_timingAtRelease{false};
+    bool m_fullLastSegment{false};    // FullLastSegment (read by the Sender application)
+    bool m_noFinAfterTransfer{false}; // NoFinAfterTransfer (read by the Sender application)
     std::shared_ptr<HoldListeners> m_holdTable; // ListenToHold
     uint32_t m_holdFlow{0};
     std::deque<HeldSend> m_heldSends; // in the hold, in order
