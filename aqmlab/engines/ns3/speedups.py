@@ -9,7 +9,7 @@ case. The C++ ones read their variable once per process, at first use. The switc
 * in the JIT-compiled headers (``cpp/*.h``): ``AQMLAB_FAST_ROUTING``,
   ``AQMLAB_ROUTE_INDEX`` (also ``verify``), ``AQMLAB_DIRECT_RX``,
   ``AQMLAB_FAST_ATTRIBUTES``, ``AQMLAB_RAW_HEADERS``, ``AQMLAB_FILL_ONCE``,
-  ``AQMLAB_EVENT_HEAP``;
+  ``AQMLAB_EVENT_HEAP``, ``AQMLAB_SOCKET_PROTOTYPE``;
 * in the interposed libraries loaded before the wheel (``cpp/*.cc``):
   ``AQMLAB_SOCKET_TABLES`` (the socket-tables library; with it ``AQMLAB_FORK_INDEX``,
   ``AQMLAB_SPF_INDEX``, ``AQMLAB_FAST_OPTIONS``, ``AQMLAB_TX_TIME_MEMO``),
@@ -56,6 +56,11 @@ SWITCHES: dict[str, str] = {
                            "ObjectFactory (cpp/per_packet_memo.cc, socket-tables library)",
     "AQMLAB_TX_TIME_MEMO": "transmission times remembered per (rate, size) "
                            "(cpp/per_packet_memo.cc, socket-tables library)",
+    "AQMLAB_SOCKET_PROTOTYPE": "a web client's socket per connection copied from one built "
+                               "once (the copy constructor a listener's Fork uses), not "
+                               "built with its attributes, estimator and congestion control "
+                               "from factories (cpp/tcp_socket.h, cpp/web.h; NewReno-family "
+                               "profiles)",
 }
 
 
@@ -80,4 +85,5 @@ def active(cpp: Any) -> dict[str, bool]:
             "fast_attributes": bool(cpp.FastAttributesEnabled()),
             "raw_headers": bool(cpp.RawHeadersEnabled()),
             "fill_once": bool(cpp.FillOnceEnabled()),
-            "event_heap": bool(cpp.EventHeapEnabled())}
+            "event_heap": bool(cpp.EventHeapEnabled()),
+            "socket_prototype": bool(cpp.SocketPrototypeEnabled())}

@@ -283,6 +283,7 @@ class WebClient : public Application
     {
         m_conns.clear();
         m_keep.clear();
+        m_prototype = nullptr;
         Application::DoDispose();
     }
 
@@ -312,7 +313,7 @@ class WebClient : public Application
             m_addr = GetNode()->GetObject<Ipv4>()->GetAddress(1, 0).GetLocal();
         }
         (*m_flows)[f].start = Simulator::Now().GetSeconds();
-        Ptr<AqmTcpSocket> s = MakeTcpSocket(GetNode(), *m_profile);
+        Ptr<AqmTcpSocket> s = MakeTcpSocketFrom(m_prototype, GetNode(), *m_profile);
         uint16_t port = m_ports->Take();
         if (port != 0 && s->Bind(InetSocketAddress(Ipv4Address::GetAny(), port)) != 0)
         {
@@ -434,6 +435,7 @@ class WebClient : public Application
     }
 
     const TcpProfile* m_profile{nullptr};
+    Ptr<AqmTcpSocket> m_prototype; // MakeTcpSocketFrom's (SocketPrototypeEnabled)
     Address m_server;
     std::vector<uint32_t> m_order;
     size_t m_pos{0};
