@@ -502,7 +502,7 @@ class Experiment
     {
         if (EventHeapEnabled())
         {
-            EventHeap::Install(); // same events in the same order, cheaper (event_heap.h)
+            InstallEventHeap(); // same events in the same order, cheaper (event_heap.h)
         }
         if (m_warmup > 0)
         {
