@@ -10,7 +10,7 @@ case. The C++ ones read their variable once per process, at first use. The switc
   ``AQMLAB_ROUTE_INDEX`` (also ``verify``), ``AQMLAB_DIRECT_RX``,
   ``AQMLAB_FAST_ATTRIBUTES``, ``AQMLAB_RAW_HEADERS``, ``AQMLAB_FILL_ONCE``,
   ``AQMLAB_EVENT_HEAP`` (with it ``AQMLAB_KEY_HEAP``),
-  ``AQMLAB_SOCKET_PROTOTYPE``, ``AQMLAB_PROBE_NOW_MEMO``;
+  ``AQMLAB_SOCKET_PROTOTYPE``, ``AQMLAB_PROBE_NOW_MEMO``, ``AQMLAB_APP_CALLBACKS``;
 * in the interposed libraries loaded before the wheel (``cpp/*.cc``):
   ``AQMLAB_SOCKET_TABLES`` (the socket-tables library; with it ``AQMLAB_FORK_INDEX``,
   ``AQMLAB_SPF_INDEX``, ``AQMLAB_FAST_OPTIONS``, ``AQMLAB_TX_TIME_MEMO``),
@@ -69,6 +69,9 @@ SWITCHES: dict[str, str] = {
                        "number in their own cache-aligned array (a node's four children on "
                        "one line) and removal bottom-up (cpp/event_heap.h KeyHeap; same "
                        "order)",
+    "AQMLAB_APP_CALLBACKS": "web applications give each connection's socket callbacks made "
+                            "once per application, not nine MakeCallbacks per connection "
+                            "(cpp/web.h)",
 }
 
 
@@ -96,4 +99,5 @@ def active(cpp: Any) -> dict[str, bool]:
             "event_heap": bool(cpp.EventHeapEnabled()),
             "socket_prototype": bool(cpp.SocketPrototypeEnabled()),
             "probe_now_memo": bool(cpp.ProbeNowMemoEnabled()),
-            "key_heap": bool(cpp.EventHeapEnabled()) and bool(cpp.KeyHeapEnabled())}
+            "key_heap": bool(cpp.EventHeapEnabled()) and bool(cpp.KeyHeapEnabled()),
+            "app_callbacks": bool(cpp.AppCallbacksEnabled())}
