@@ -13,7 +13,8 @@ case. The C++ ones read their variable once per process, at first use. The switc
   ``AQMLAB_SOCKET_PROTOTYPE``, ``AQMLAB_PROBE_NOW_MEMO``, ``AQMLAB_APP_CALLBACKS``;
 * in the interposed libraries loaded before the wheel (``cpp/*.cc``):
   ``AQMLAB_SOCKET_TABLES`` (the socket-tables library; with it ``AQMLAB_FORK_INDEX``,
-  ``AQMLAB_SPF_INDEX``, ``AQMLAB_FAST_OPTIONS``, ``AQMLAB_TX_TIME_MEMO``),
+  ``AQMLAB_SPF_INDEX``, ``AQMLAB_FAST_OPTIONS``, ``AQMLAB_TX_TIME_MEMO``,
+  ``AQMLAB_RATE_PARSE_MEMO``),
   ``AQMLAB_FAST_CONSTRUCT`` and ``AQMLAB_TRACE_MEMO`` (the object-memo library, :mod:`~aqmlab.engines.ns3.object_memo`).
 
 Run meta records which were on (:func:`active`).
@@ -69,6 +70,10 @@ SWITCHES: dict[str, str] = {
                        "number in their own cache-aligned array (a node's four children on "
                        "one line) and removal bottom-up (cpp/event_heap.h KeyHeap; same "
                        "order)",
+    "AQMLAB_RATE_PARSE_MEMO": "DataRate's string constructor answered from the rates "
+                              "already parsed (per new TCP socket: TcpRateLinux's "
+                              "\"0bps\"), not parsed again (cpp/per_packet_memo.cc, "
+                              "socket-tables library)",
     "AQMLAB_APP_CALLBACKS": "web applications give each connection's socket callbacks made "
                             "once per application, not nine MakeCallbacks per connection "
                             "(cpp/web.h)",
@@ -89,7 +94,8 @@ def active(cpp: Any) -> dict[str, bool]:
     """Which of the speed-ups this process uses (``cpp``: the aqmlab namespace)."""
     return {**object_memo.enabled(),
             **{name: socket_tables.active() and not switched_off(f"AQMLAB_{name.upper()}")
-               for name in ("fork_index", "spf_index", "fast_options", "tx_time_memo")},
+               for name in ("fork_index", "spf_index", "fast_options", "tx_time_memo",
+                            "rate_parse_memo")},
             "fast_routing": bool(cpp.FastRoutingEnabled()),
             "route_index": int(cpp.RouteIndexMode()) != 0,
             "direct_rx": bool(cpp.DirectRxEnabled()),
