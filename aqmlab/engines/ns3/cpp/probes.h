@@ -123,16 +123,16 @@ class QueueProbe
 
     void Integrate()
     {
-        const int64_t step = Simulator::Now().GetTimeStep();
-        if (step == m_lastStep && ProbeNowMemoEnabled())
+        const Time t = Simulator::Now();
+        if (t.GetTimeStep() == m_lastStep && ProbeNowMemoEnabled())
         {
             return; // m_last is this time already: the areas would grow by x * 0.0 = +0.0
         }
-        const double now = Simulator::Now().GetSeconds();
+        const double now = t.GetSeconds();
         c.areaPkts += Pkts() * (now - m_last);
         c.areaBytes += (m_qdBytes + m_devBytes) * (now - m_last);
         m_last = now;
-        m_lastStep = step;
+        m_lastStep = t.GetTimeStep();
     }
 
     void Changed()
