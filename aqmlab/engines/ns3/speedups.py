@@ -9,7 +9,7 @@ case. The C++ ones read their variable once per process, at first use. The switc
 * in the JIT-compiled headers (``cpp/*.h``): ``AQMLAB_FAST_ROUTING``,
   ``AQMLAB_ROUTE_INDEX`` (also ``verify``), ``AQMLAB_DIRECT_RX``,
   ``AQMLAB_FAST_ATTRIBUTES``, ``AQMLAB_RAW_HEADERS``, ``AQMLAB_FILL_ONCE``,
-  ``AQMLAB_EVENT_HEAP`` (with it ``AQMLAB_KEY_HEAP``),
+  ``AQMLAB_EVENT_HEAP``,
   ``AQMLAB_SOCKET_PROTOTYPE``, ``AQMLAB_PROBE_NOW_MEMO``, ``AQMLAB_APP_CALLBACKS``;
 * in the interposed libraries loaded before the wheel (``cpp/*.cc``):
   ``AQMLAB_SOCKET_TABLES`` (the socket-tables library; with it ``AQMLAB_FORK_INDEX``,
@@ -66,10 +66,6 @@ SWITCHES: dict[str, str] = {
     "AQMLAB_PROBE_NOW_MEMO": "a queue probe integrates its queue-length areas only when "
                              "simulated time has moved since its last change, not at each "
                              "of the four counter changes of one instant (cpp/probes.h)",
-    "AQMLAB_KEY_HEAP": "with AQMLAB_EVENT_HEAP, the heap's (time, uid) keys as one 128-bit "
-                       "number in their own cache-aligned array (a node's four children on "
-                       "one line) and removal bottom-up (cpp/event_heap.h KeyHeap; same "
-                       "order)",
     "AQMLAB_RATE_PARSE_MEMO": "DataRate's string constructor answered from the rates "
                               "already parsed (per new TCP socket: TcpRateLinux's "
                               "\"0bps\"), not parsed again (cpp/per_packet_memo.cc, "
@@ -105,5 +101,4 @@ def active(cpp: Any) -> dict[str, bool]:
             "event_heap": bool(cpp.EventHeapEnabled()),
             "socket_prototype": bool(cpp.SocketPrototypeEnabled()),
             "probe_now_memo": bool(cpp.ProbeNowMemoEnabled()),
-            "key_heap": bool(cpp.EventHeapEnabled()) and bool(cpp.KeyHeapEnabled()),
             "app_callbacks": bool(cpp.AppCallbacksEnabled())}

@@ -502,7 +502,7 @@ class Experiment
     {
         if (EventHeapEnabled())
         {
-            InstallEventHeap(); // same events in the same order, cheaper (event_heap.h)
+            EventHeap::Install(); // same events in the same order, cheaper (event_heap.h)
         }
         if (m_warmup > 0)
         {
