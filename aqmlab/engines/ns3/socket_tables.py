@@ -35,7 +35,8 @@ LIBRARY = Interposer(
     sources=("socket_tables.cc", "spf_index.cc", "per_packet_memo.cc"),
     exports=('extern "C++" { ns3::TcpL4Protocol::*; ns3::Ipv4EndPointDemux::*; '
              "ns3::Ipv4EndPoint::SetPeer*; ns3::GlobalRoutingLSA::GetLinkRecord*; "
-             "ns3::GlobalRouteManager::InitializeRoutes*; ns3::TcpOption::CreateOption*; ns3::DataRate::CalculateBytesTxTime*; }",
+             "ns3::GlobalRouteManager::InitializeRoutes*; ns3::TcpOption::CreateOption*; ns3::DataRate::CalculateBytesTxTime*; "
+             "ns3::DataRate::DataRate*; }",
              "aqmlab_socket_tables_*", "aqmlab_spf_index_*", "aqmlab_per_packet_memo_*"),
     modules=("internet", "network", "core"),
     switches=("AQMLAB_SOCKET_TABLES",),
@@ -85,8 +86,9 @@ def spf_index_calls() -> dict[str, int]:
 
 
 def per_packet_memo_calls() -> dict[str, int]:
-    """TCP options built directly, and transmission times answered from the memo."""
-    return _counters("aqmlab_per_packet_memo_calls", ("options", "tx_times"))
+    """TCP options built directly, and transmission times and parsed rates answered from
+    the memo."""
+    return _counters("aqmlab_per_packet_memo_calls", ("options", "tx_times", "rates"))
 
 
 def reset() -> None:

@@ -9,10 +9,12 @@ case. The C++ ones read their variable once per process, at first use. The switc
 * in the JIT-compiled headers (``cpp/*.h``): ``AQMLAB_FAST_ROUTING``,
   ``AQMLAB_ROUTE_INDEX`` (also ``verify``), ``AQMLAB_DIRECT_RX``,
   ``AQMLAB_FAST_ATTRIBUTES``, ``AQMLAB_RAW_HEADERS``, ``AQMLAB_FILL_ONCE``,
-  ``AQMLAB_EVENT_HEAP``;
+  ``AQMLAB_EVENT_HEAP``,
+  ``AQMLAB_SOCKET_PROTOTYPE``, ``AQMLAB_PROBE_NOW_MEMO``, ``AQMLAB_APP_CALLBACKS``;
 * in the interposed libraries loaded before the wheel (``cpp/*.cc``):
   ``AQMLAB_SOCKET_TABLES`` (the socket-tables library; with it ``AQMLAB_FORK_INDEX``,
-  ``AQMLAB_SPF_INDEX``, ``AQMLAB_FAST_OPTIONS``, ``AQMLAB_TX_TIME_MEMO``),
+  ``AQMLAB_SPF_INDEX``, ``AQMLAB_FAST_OPTIONS``, ``AQMLAB_TX_TIME_MEMO``,
+  ``AQMLAB_RATE_PARSE_MEMO``),
   ``AQMLAB_FAST_CONSTRUCT`` and ``AQMLAB_TRACE_MEMO`` (the object-memo library, :mod:`~aqmlab.engines.ns3.object_memo`).
 
 Run meta records which were on (:func:`active`).
@@ -56,6 +58,21 @@ SWITCHES: dict[str, str] = {
                            "ObjectFactory (cpp/per_packet_memo.cc, socket-tables library)",
     "AQMLAB_TX_TIME_MEMO": "transmission times remembered per (rate, size) "
                            "(cpp/per_packet_memo.cc, socket-tables library)",
+    "AQMLAB_SOCKET_PROTOTYPE": "a web client's socket per connection copied from one built "
+                               "once (the copy constructor a listener's Fork uses), not "
+                               "built with its attributes, estimator and congestion control "
+                               "from factories (cpp/tcp_socket.h, cpp/web.h; NewReno-family "
+                               "profiles)",
+    "AQMLAB_PROBE_NOW_MEMO": "a queue probe integrates its queue-length areas only when "
+                             "simulated time has moved since its last change, not at each "
+                             "of the four counter changes of one instant (cpp/probes.h)",
+    "AQMLAB_RATE_PARSE_MEMO": "DataRate's string constructor answered from the rates "
+                              "already parsed (per new TCP socket: TcpRateLinux's "
+                              "\"0bps\"), not parsed again (cpp/per_packet_memo.cc, "
+                              "socket-tables library)",
+    "AQMLAB_APP_CALLBACKS": "web applications give each connection's socket callbacks made "
+                            "once per application, not nine MakeCallbacks per connection "
+                            "(cpp/web.h)",
 }
 
 
@@ -73,11 +90,15 @@ def active(cpp: Any) -> dict[str, bool]:
     """Which of the speed-ups this process uses (``cpp``: the aqmlab namespace)."""
     return {**object_memo.enabled(),
             **{name: socket_tables.active() and not switched_off(f"AQMLAB_{name.upper()}")
-               for name in ("fork_index", "spf_index", "fast_options", "tx_time_memo")},
+               for name in ("fork_index", "spf_index", "fast_options", "tx_time_memo",
+                            "rate_parse_memo")},
             "fast_routing": bool(cpp.FastRoutingEnabled()),
             "route_index": int(cpp.RouteIndexMode()) != 0,
             "direct_rx": bool(cpp.DirectRxEnabled()),
             "fast_attributes": bool(cpp.FastAttributesEnabled()),
             "raw_headers": bool(cpp.RawHeadersEnabled()),
             "fill_once": bool(cpp.FillOnceEnabled()),
-            "event_heap": bool(cpp.EventHeapEnabled())}
+            "event_heap": bool(cpp.EventHeapEnabled()),
+            "socket_prototype": bool(cpp.SocketPrototypeEnabled()),
+            "probe_now_memo": bool(cpp.ProbeNowMemoEnabled()),
+            "app_callbacks": bool(cpp.AppCallbacksEnabled())}

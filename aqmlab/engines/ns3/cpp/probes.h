@@ -10,6 +10,7 @@
 #pragma once
 #include "flow_registry.h"
 #include "flow_stats.h"
+#include "switches.h"
 
 #include "ns3/internet-module.h"
 #include "ns3/point-to-point-module.h"
@@ -47,6 +48,15 @@ struct QueueCounters
         return *v[i];
     }
 };
+
+/// ProbeNowMemoEnabled(): whether a queue probe skips its time integration when simulated
+/// time has not moved since the last one (AQMLAB_PROBE_NOW_MEMO=0: it converts the time to
+/// seconds and adds the zero-length interval at every change). A packet passing a queue
+/// changes the disc's and the device queue's packet and byte counts at one instant: four
+/// integrations, three of them over zero time, each a 128-bit Time-to-seconds conversion.
+/// Skipping them leaves every sum as it was: the areas are finite and non-negative, and
+/// adding x * (now - m_last) = +0.0 to them changes no bit.
+AQMLAB_SWITCH(ProbeNowMemo, EnvSwitch("AQMLAB_PROBE_NOW_MEMO", true))
 
 class QueueProbe
 {
@@ -113,10 +123,16 @@ class QueueProbe
 
     void Integrate()
     {
-        const double now = Simulator::Now().GetSeconds();
+        const Time t = Simulator::Now();
+        if (t.GetTimeStep() == m_lastStep && ProbeNowMemoEnabled())
+        {
+            return; // m_last is this time already: the areas would grow by x * 0.0 = +0.0
+        }
+        const double now = t.GetSeconds();
         c.areaPkts += Pkts() * (now - m_last);
         c.areaBytes += (m_qdBytes + m_devBytes) * (now - m_last);
         m_last = now;
+        m_lastStep = t.GetTimeStep();
     }
 
     void Changed()
@@ -296,6 +312,7 @@ class QueueProbe
     double m_wq, m_ptc;
     double m_qdPkts = 0, m_qdBytes = 0, m_devPkts = 0, m_devBytes = 0;
     double m_last = 0;
+    int64_t m_lastStep = 0; // m_last's time step (0 s: step 0)
     double m_avg = 0;
     bool m_idle = true;
     double m_idleSince = 0;

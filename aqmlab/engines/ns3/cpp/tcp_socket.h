@@ -2752,9 +2752,10 @@ struct TcpProfile
     mutable bool m_resolvedOk = false;
 };
 
-/// Create an AqmTcpSocket on `node` configured by `profile` (as TcpL4Protocol would).
+/// Create an AqmTcpSocket on `node` configured by `profile` (as TcpL4Protocol would);
+/// `addToTcp` false: not entered in the node's TCP socket list (a prototype, below).
 inline Ptr<AqmTcpSocket>
-MakeTcpSocket(Ptr<Node> node, const TcpProfile& profile)
+MakeTcpSocket(Ptr<Node> node, const TcpProfile& profile, bool addToTcp = true)
 {
     Ptr<TcpL4Protocol> tcp = node->GetObject<TcpL4Protocol>();
     Ptr<RttMeanDeviation> rtt = CreateObject<RttMeanDeviation>();
@@ -2783,7 +2784,61 @@ MakeTcpSocket(Ptr<Node> node, const TcpProfile& profile)
             s->SetAttribute(profile.attributes[i].first, StringValue(profile.attributes[i].second));
         }
     }
-    tcp->AddSocket(s);
+    if (addToTcp)
+    {
+        tcp->AddSocket(s);
+    }
+    return s;
+}
+
+/// SocketPrototypeEnabled(): whether an application that opens a connection per request
+/// (WebClient) makes each socket as a copy of a prototype that MakeTcpSocket built once
+/// (AQMLAB_SOCKET_PROTOTYPE=0: MakeTcpSocket per connection). MakeTcpSocket's
+/// CreateObject sets the initial value of each of the socket's ~45 attributes
+/// (ConstructSelf), then the profile's ~20, and builds the RTT estimator, congestion
+/// control and recovery from ObjectFactories by name: ~3 % of a two-way web run. A copy
+/// goes through the constructor a listener's Fork uses (ns-3's TcpSocketBase copy
+/// constructor and AqmTcpSocket's): it copies every attribute-backed member (TcpSocketBase's,
+/// TcpSocketState's through CopyObject, the buffers' through CopyObject, AqmTcpSocket's),
+/// copies the RTT estimator (Copy) and forks congestion control and recovery (Fork, then
+/// Init), and sets the rest as a new socket has it (no endpoint, null callbacks, no trace
+/// connected but its own). The prototype is never bound, connected or listed by TCP, so
+/// each copy starts from a new socket's state; it is made at the first connection, so no
+/// random number or event is drawn in a different order. It holds its node (as each socket
+/// does) until the application is disposed. Only for profiles whose congestion control
+/// and recovery copy all their configuration in Fork and draw no random numbers
+/// (SocketPrototypeFits): TcpBbr's Fork shares its random variable with the original, and
+/// a new one takes the next random stream, so BBR and the other variants keep
+/// MakeTcpSocket.
+AQMLAB_SWITCH(SocketPrototype, EnvSwitch("AQMLAB_SOCKET_PROTOTYPE", true))
+
+/// Whether sockets of `profile` may be copied from a prototype: congestion control and
+/// recovery without random variables whose Fork keeps every attribute (NewReno, aqmlab's
+/// ns-2 NewReno: none or all copied; classic recovery: none; PRR: only per-recovery state).
+inline bool
+SocketPrototypeFits(const TcpProfile& profile)
+{
+    return (profile.congestion == "ns3::TcpNewReno" ||
+            profile.congestion == "aqmlab::TcpNs2NewReno") &&
+           (profile.recovery == "ns3::TcpClassicRecovery" ||
+            profile.recovery == "ns3::TcpPrrRecovery");
+}
+
+/// MakeTcpSocket(node, profile), as a copy of `prototype` (made here on first use) when
+/// SocketPrototypeEnabled().
+inline Ptr<AqmTcpSocket>
+MakeTcpSocketFrom(Ptr<AqmTcpSocket>& prototype, Ptr<Node> node, const TcpProfile& profile)
+{
+    if (!SocketPrototypeEnabled() || !SocketPrototypeFits(profile))
+    {
+        return MakeTcpSocket(node, profile);
+    }
+    if (!prototype)
+    {
+        prototype = MakeTcpSocket(node, profile, false);
+    }
+    Ptr<AqmTcpSocket> s = CopyObject<AqmTcpSocket>(prototype);
+    node->GetObject<TcpL4Protocol>()->AddSocket(s);
     return s;
 }
 

@@ -22,14 +22,26 @@ namespace aqmlab
 {
 using namespace ns3;
 
+/// AppCallbacksEnabled(): whether the web applications (WebClient, WebServer, ByteSender)
+/// hand each connection's socket callbacks they made once, at their construction
+/// (AQMLAB_APP_CALLBACKS=0: a MakeCallback per socket and callback, nine per connection).
+/// A Callback is a shared pointer to an immutable implementation (the member function and
+/// the application); a copy calls the same function on the same object, but MakeCallback
+/// allocates the implementation, a std::function and two shared components each time.
+AQMLAB_SWITCH(AppCallbacks, EnvSwitch("AQMLAB_APP_CALLBACKS", true))
+
 /// Sends `bytes` on a socket as buffer space allows, then optionally closes it.
 class ByteSender
 {
   public:
+    ByteSender() = default;
+    ByteSender(const ByteSender&) = delete; // m_space is bound to this object
+    ByteSender& operator=(const ByteSender&) = delete;
+
     void Start(Ptr<Socket> s, double bytes, bool close)
     {
         m_left[PeekPointer(s)] = {bytes, close};
-        s->SetSendCallback(MakeCallback(&ByteSender::Space, this));
+        s->SetSendCallback(AppCallbacksEnabled() ? m_space : MakeCallback(&ByteSender::Space, this));
         Fill(s);
     }
 
@@ -92,6 +104,7 @@ class ByteSender
         }
     }
 
+    Callback<void, Ptr<Socket>, uint32_t> m_space = MakeCallback(&ByteSender::Space, this);
     std::unordered_map<Socket*, std::pair<double, bool>> m_left;
 };
 
@@ -182,9 +195,17 @@ class WebServer : public FlowListener
             a->CountAllTimeouts();        // SYN/ACK and FIN timeouts too, as ns-2's nrexmit_
         }
         m_conns[PeekPointer(s)] = Conn{f, 0, false, EventId()};
-        s->SetRecvCallback(MakeCallback(&WebServer::Read, this));
-        s->SetCloseCallbacks(MakeCallback(&WebServer::Closed, this),
-                             MakeCallback(&WebServer::Closed, this));
+        if (AppCallbacksEnabled())
+        {
+            s->SetRecvCallback(m_onRead);
+            s->SetCloseCallbacks(m_onClosed, m_onClosed);
+        }
+        else
+        {
+            s->SetRecvCallback(MakeCallback(&WebServer::Read, this));
+            s->SetCloseCallbacks(MakeCallback(&WebServer::Closed, this),
+                                 MakeCallback(&WebServer::Closed, this));
+        }
         m_keep[PeekPointer(s)] = s;
     }
 
@@ -235,6 +256,8 @@ class WebServer : public FlowListener
         m_keep.erase(s);
     }
 
+    Callback<void, Ptr<Socket>> m_onRead = MakeCallback(&WebServer::Read, this);
+    Callback<void, Ptr<Socket>> m_onClosed = MakeCallback(&WebServer::Closed, this);
     ByteSender m_sender;
     std::unordered_map<Socket*, Conn> m_conns;
     std::unordered_map<Socket*, Ptr<Socket>> m_keep;
@@ -283,6 +306,7 @@ class WebClient : public Application
     {
         m_conns.clear();
         m_keep.clear();
+        m_prototype = nullptr;
         Application::DoDispose();
     }
 
@@ -312,7 +336,7 @@ class WebClient : public Application
             m_addr = GetNode()->GetObject<Ipv4>()->GetAddress(1, 0).GetLocal();
         }
         (*m_flows)[f].start = Simulator::Now().GetSeconds();
-        Ptr<AqmTcpSocket> s = MakeTcpSocket(GetNode(), *m_profile);
+        Ptr<AqmTcpSocket> s = MakeTcpSocketFrom(m_prototype, GetNode(), *m_profile);
         uint16_t port = m_ports->Take();
         if (port != 0 && s->Bind(InetSocketAddress(Ipv4Address::GetAny(), port)) != 0)
         {
@@ -325,11 +349,20 @@ class WebClient : public Application
             m_registry->Add(m_addr, port, f);
             m_conns[PeekPointer(s)] = f;
             m_keep[PeekPointer(s)] = s;
-            s->SetConnectCallback(MakeCallback(&WebClient::Connected, this),
-                                  MakeCallback(&WebClient::Failed, this));
-            s->SetRecvCallback(MakeCallback(&WebClient::Read, this));
-            s->SetCloseCallbacks(MakeCallback(&WebClient::Closed, this),
-                                 MakeCallback(&WebClient::Failed, this));
+            if (AppCallbacksEnabled())
+            {
+                s->SetConnectCallback(m_onConnected, m_onFailed);
+                s->SetRecvCallback(m_onRead);
+                s->SetCloseCallbacks(m_onClosed, m_onFailed);
+            }
+            else
+            {
+                s->SetConnectCallback(MakeCallback(&WebClient::Connected, this),
+                                      MakeCallback(&WebClient::Failed, this));
+                s->SetRecvCallback(MakeCallback(&WebClient::Read, this));
+                s->SetCloseCallbacks(MakeCallback(&WebClient::Closed, this),
+                                     MakeCallback(&WebClient::Failed, this));
+            }
             s->Connect(m_server);
         }
         else if (m_onComplete)
@@ -434,6 +467,7 @@ class WebClient : public Application
     }
 
     const TcpProfile* m_profile{nullptr};
+    Ptr<AqmTcpSocket> m_prototype; // MakeTcpSocketFrom's (SocketPrototypeEnabled)
     Address m_server;
     std::vector<uint32_t> m_order;
     size_t m_pos{0};
@@ -445,6 +479,10 @@ class WebClient : public Application
     std::function<void(uint32_t)> m_onFail;
     Ipv4Address m_addr;
     EventId m_next;
+    Callback<void, Ptr<Socket>> m_onConnected = MakeCallback(&WebClient::Connected, this);
+    Callback<void, Ptr<Socket>> m_onFailed = MakeCallback(&WebClient::Failed, this);
+    Callback<void, Ptr<Socket>> m_onRead = MakeCallback(&WebClient::Read, this);
+    Callback<void, Ptr<Socket>> m_onClosed = MakeCallback(&WebClient::Closed, this);
     ByteSender m_sender;
     std::unordered_map<Socket*, uint32_t> m_conns;
     std::unordered_map<Socket*, Ptr<Socket>> m_keep;
