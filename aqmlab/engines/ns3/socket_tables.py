@@ -15,9 +15,11 @@ from an index of (local port, peer) kept exact through ``Ipv4EndPoint::SetPeer``
 
 The same library carries ``cpp/spf_index.cc`` (O(1) link records while ns-3's global routing
 computes routes; ``AQMLAB_SPF_INDEX=0`` turns just that off) and ``cpp/per_packet_memo.cc``
-(TCP options built directly, transmission times remembered; ``AQMLAB_FAST_OPTIONS=0``,
-``AQMLAB_TX_TIME_MEMO=0``): every library that replaces members of ``libns3-internet`` or
-``-network`` must be loaded before them, so they are one library.
+(TCP options built directly, transmission times remembered, the sender's walk of its sent
+list skipped when no segment is marked lost, the checksum switch read directly;
+``AQMLAB_FAST_OPTIONS=0``, ``AQMLAB_TX_TIME_MEMO=0``, ``AQMLAB_NEXT_SEG=0``,
+``AQMLAB_CHECKSUM_FLAG=0``): every library that replaces members of
+``libns3-internet`` or ``-network`` must be loaded before them, so they are one library.
 """
 
 from __future__ import annotations
@@ -35,8 +37,10 @@ LIBRARY = Interposer(
     sources=("socket_tables.cc", "spf_index.cc", "per_packet_memo.cc"),
     exports=('extern "C++" { ns3::TcpL4Protocol::*; ns3::Ipv4EndPointDemux::*; '
              "ns3::Ipv4EndPoint::SetPeer*; ns3::GlobalRoutingLSA::GetLinkRecord*; "
-             "ns3::GlobalRouteManager::InitializeRoutes*; ns3::TcpOption::CreateOption*; ns3::DataRate::CalculateBytesTxTime*; "
-             "ns3::DataRate::DataRate*; }",
+             "ns3::GlobalRouteManager::InitializeRoutes*; ns3::TcpOption::CreateOption*; "
+             "ns3::DataRate::CalculateBytesTxTime*; ns3::DataRate::DataRate*; "
+             "ns3::TcpTxBuffer::NextSeg*; ns3::TcpTxBuffer::ResetLastSegmentSent*; "
+             "ns3::Node::ChecksumEnabled*; }",
              "aqmlab_socket_tables_*", "aqmlab_spf_index_*", "aqmlab_per_packet_memo_*"),
     modules=("internet", "network", "core"),
     switches=("AQMLAB_SOCKET_TABLES",),
@@ -86,9 +90,11 @@ def spf_index_calls() -> dict[str, int]:
 
 
 def per_packet_memo_calls() -> dict[str, int]:
-    """TCP options built directly, and transmission times and parsed rates answered from
-    the memo."""
-    return _counters("aqmlab_per_packet_memo_calls", ("options", "tx_times", "rates"))
+    """TCP options built directly, transmission times and parsed rates answered from the
+    memo, NextSeg calls answered without walking the sent list, and
+    (``AQMLAB_NEXT_SEG=verify``) NextSeg answers that differed from ns-3's."""
+    return _counters("aqmlab_per_packet_memo_calls",
+                     ("options", "tx_times", "rates", "next_seg", "next_seg_disagreements"))
 
 
 def reset() -> None:

@@ -9,12 +9,12 @@ case. The C++ ones read their variable once per process, at first use. The switc
 * in the JIT-compiled headers (``cpp/*.h``): ``AQMLAB_FAST_ROUTING``,
   ``AQMLAB_ROUTE_INDEX`` (also ``verify``), ``AQMLAB_DIRECT_RX``,
   ``AQMLAB_FAST_ATTRIBUTES``, ``AQMLAB_RAW_HEADERS``, ``AQMLAB_FILL_ONCE``,
-  ``AQMLAB_EVENT_HEAP``,
+  ``AQMLAB_EVENT_HEAP``, ``AQMLAB_RTO_MEMO``, ``AQMLAB_PROBE_CLOCK``,
   ``AQMLAB_SOCKET_PROTOTYPE``, ``AQMLAB_PROBE_NOW_MEMO``, ``AQMLAB_APP_CALLBACKS``;
 * in the interposed libraries loaded before the wheel (``cpp/*.cc``):
   ``AQMLAB_SOCKET_TABLES`` (the socket-tables library; with it ``AQMLAB_FORK_INDEX``,
   ``AQMLAB_SPF_INDEX``, ``AQMLAB_FAST_OPTIONS``, ``AQMLAB_TX_TIME_MEMO``,
-  ``AQMLAB_RATE_PARSE_MEMO``),
+  ``AQMLAB_RATE_PARSE_MEMO``, ``AQMLAB_NEXT_SEG``, ``AQMLAB_CHECKSUM_FLAG``),
   ``AQMLAB_FAST_CONSTRUCT`` and ``AQMLAB_TRACE_MEMO`` (the object-memo library, :mod:`~aqmlab.engines.ns3.object_memo`).
 
 Run meta records which were on (:func:`active`).
@@ -73,6 +73,19 @@ SWITCHES: dict[str, str] = {
     "AQMLAB_APP_CALLBACKS": "web applications give each connection's socket callbacks made "
                             "once per application, not nine MakeCallbacks per connection "
                             "(cpp/web.h)",
+    "AQMLAB_NEXT_SEG": "a TCP sender's next segment (TcpTxBuffer::NextSeg, every ACK) "
+                       "without its walk of the sent list while no sent segment is marked "
+                       "lost (cpp/per_packet_memo.cc, socket-tables library; 'verify' asks "
+                       "both and counts disagreements)",
+    "AQMLAB_RTO_MEMO": "ns-2's retransmission timeout converted to a Time only when it "
+                       "changes, not two or three times per ACK (cpp/tcp_socket.h)",
+    "AQMLAB_PROBE_CLOCK": "a queue probe converts the time to seconds once per time step, "
+                          "not at each of the four to eight queue-length traces a packet "
+                          "fires (cpp/probes.h)",
+    "AQMLAB_CHECKSUM_FLAG": "Node::ChecksumEnabled (several calls per packet per hop) reads "
+                            "the global value's BooleanValue directly instead of copying it "
+                            "through the attribute checker (cpp/per_packet_memo.cc, "
+                            "socket-tables library)",
 }
 
 
@@ -91,7 +104,7 @@ def active(cpp: Any) -> dict[str, bool]:
     return {**object_memo.enabled(),
             **{name: socket_tables.active() and not switched_off(f"AQMLAB_{name.upper()}")
                for name in ("fork_index", "spf_index", "fast_options", "tx_time_memo",
-                            "rate_parse_memo")},
+                            "rate_parse_memo", "next_seg", "checksum_flag")},
             "fast_routing": bool(cpp.FastRoutingEnabled()),
             "route_index": int(cpp.RouteIndexMode()) != 0,
             "direct_rx": bool(cpp.DirectRxEnabled()),
@@ -101,4 +114,6 @@ def active(cpp: Any) -> dict[str, bool]:
             "event_heap": bool(cpp.EventHeapEnabled()),
             "socket_prototype": bool(cpp.SocketPrototypeEnabled()),
             "probe_now_memo": bool(cpp.ProbeNowMemoEnabled()),
-            "app_callbacks": bool(cpp.AppCallbacksEnabled())}
+            "app_callbacks": bool(cpp.AppCallbacksEnabled()),
+            "rto_memo": bool(cpp.RtoMemoEnabled()),
+            "probe_clock": bool(cpp.ProbeClockEnabled())}

@@ -23,6 +23,13 @@ namespace aqmlab
 {
 using namespace ns3;
 
+/// ProbeClockEnabled(): whether a QueueProbe converts the simulation time to seconds once
+/// per time step (AQMLAB_PROBE_CLOCK=0: at every call, as before). Each packet through a
+/// probed queue fires four to eight queue-length traces at the same time step, each of
+/// which integrated the queue length with Simulator::Now().GetSeconds() (128-bit and
+/// long-double arithmetic). The seconds of a time step are the same double each time.
+AQMLAB_SWITCH(ProbeClock, EnvSwitch("AQMLAB_PROBE_CLOCK", true))
+
 /// Cumulative counters of one queue; a copy is taken at the end of the warm-up.
 struct QueueCounters
 {
@@ -121,6 +128,23 @@ class QueueProbe
         return m_qdPkts + m_devPkts;
     }
 
+    /// Simulator::Now().GetSeconds(), converted once per time step (ProbeClock).
+    double NowSeconds()
+    {
+        const Time now = Simulator::Now();
+        if (!ProbeClockEnabled())
+        {
+            return now.GetSeconds();
+        }
+        const int64_t step = now.GetTimeStep();
+        if (step != m_nowStep)
+        {
+            m_nowStep = step;
+            m_nowSeconds = now.GetSeconds();
+        }
+        return m_nowSeconds;
+    }
+
     void Integrate()
     {
         const Time t = Simulator::Now();
@@ -128,7 +152,7 @@ class QueueProbe
         {
             return; // m_last is this time already: the areas would grow by x * 0.0 = +0.0
         }
-        const double now = t.GetSeconds();
+        const double now = NowSeconds();
         c.areaPkts += Pkts() * (now - m_last);
         c.areaBytes += (m_qdBytes + m_devBytes) * (now - m_last);
         m_last = now;
@@ -152,7 +176,7 @@ class QueueProbe
         c.arrivalBytes += item->GetSize();
         if (m_wq > 0)
         {
-            const double now = Simulator::Now().GetSeconds();
+            const double now = NowSeconds();
             double m = 0;
             if (m_idle)
             {
@@ -184,7 +208,7 @@ class QueueProbe
         if (m_qdPkts == 0 && m_devPkts == 0 && !m_idle)
         {
             m_idle = true;
-            m_idleSince = Simulator::Now().GetSeconds();
+            m_idleSince = NowSeconds();
         }
     }
 
@@ -316,6 +340,8 @@ class QueueProbe
     double m_avg = 0;
     bool m_idle = true;
     double m_idleSince = 0;
+    int64_t m_nowStep = -1;  // NowSeconds: the time step (>= 0) ...
+    double m_nowSeconds = 0; // ... and its seconds
 };
 
 /// Bytes (PPP frames) that left one point-to-point device.

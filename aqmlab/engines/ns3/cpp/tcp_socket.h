@@ -96,6 +96,14 @@ struct TcpTrace
     }
 };
 
+/// RtoMemoEnabled(): whether a socket that computes ns-2's retransmission timer converts it
+/// to a Time only when it changes (AQMLAB_RTO_MEMO=0: at every use, as before). The socket
+/// sets m_rto from it two or three times per ACK (EstimateRtt, NewAck, re-arming), and each
+/// Seconds(double) and MinRto.GetSeconds() goes through 128-bit and long-double arithmetic
+/// (~2 % of a bulk run); the timer changes a few times per connection. Same double, same
+/// Time.
+AQMLAB_SWITCH(RtoMemo, EnvSwitch("AQMLAB_RTO_MEMO", true))
+
 class AqmTcpSocket : public TcpSocketBase, public HoldListener
 {
   public:
@@ -1313,6 +1321,30 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         return m_clock.Timeout(m_minRto.GetSeconds(), MAX_RTO_S);
     }
 
+    /// Seconds(RtoNow()), converted only when MinRto or the timeout changed (RtoMemo).
+    Time RtoTime()
+    {
+        if (!RtoMemoEnabled())
+        {
+            return Seconds(RtoNow());
+        }
+        InitClock();
+        const int64_t minRto = m_minRto.GetTimeStep();
+        if (!m_rtoMemo || minRto != m_rtoMemoMinRto)
+        {
+            m_rtoMemoMinRto = minRto;
+            m_rtoMemoMinRtoS = m_minRto.GetSeconds();
+        }
+        const double t = m_clock.Timeout(m_rtoMemoMinRtoS, MAX_RTO_S);
+        if (!m_rtoMemo || t != m_rtoMemoS)
+        {
+            m_rtoMemoS = t;
+            m_rtoMemoTime = Seconds(t);
+        }
+        m_rtoMemo = true;
+        return m_rtoMemoTime;
+    }
+
     void InitClock()
     {
         if (m_clockReady)
@@ -1506,7 +1538,7 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
             }
             if (force || !m_retxEvent.IsPending())
             {
-                m_rto = Seconds(RtoNow());
+                m_rto = RtoTime();
                 m_retxEvent.Cancel();
                 m_retxEvent = h.syn ? Simulator::Schedule(m_rto, &AqmTcpSocket::SendEmptyPacket,
                                                           this, h.flags)
@@ -1590,7 +1622,7 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         {
             HandshakeAcked();
         }
-        m_rto = Seconds(RtoNow());
+        m_rto = RtoTime();
     }
 
     void NewAck(const SequenceNumber32& ack, bool resetRTO) override
@@ -1610,7 +1642,7 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         }
         const uint32_t uid = m_retxEvent.GetUid();
         TcpSocketBase::NewAck(ack, resetRTO);
-        m_rto = Seconds(RtoNow());
+        m_rto = RtoTime();
         if (m_retxEvent.IsPending() && m_retxEvent.GetUid() != uid)
         {
             RearmRetransmitTimer(true);
@@ -1777,7 +1809,7 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         BaseSendEmptyPacket(flags);
         if (m_retxEvent.IsPending() && m_retxEvent.GetUid() != uid)
         {
-            m_rto = Seconds(RtoNow());
+            m_rto = RtoTime();
             m_retxEvent.Cancel();
             m_retxEvent = Simulator::Schedule(m_rto, &AqmTcpSocket::SendEmptyPacket, this, flags);
         }
@@ -1801,7 +1833,7 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     /// Arm the retransmission timer with our RTO (`force`: even if none is pending).
     void RearmRetransmitTimer(bool force)
     {
-        m_rto = Seconds(RtoNow());
+        m_rto = RtoTime();
         if (force || m_retxEvent.IsPending())
         {
             m_retxEvent.Cancel();
@@ -2257,7 +2289,7 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         const bool retrans = seq < m_tcb->m_highTxMark;
         if (ManagesRto())
         {
-            m_rto = Seconds(RtoNow()); // the base class arms an idle timer with m_rto
+            m_rto = RtoTime(); // the base class arms an idle timer with m_rto
         }
         // A fast recovery retransmission leaves at once past a processing-time hold
         // (hold_queue_disc.h), as ns-2's output() from dupack_action.
@@ -2679,6 +2711,11 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     double m_halfCwnd{0}; // bytes: cwnd during and after a Reno fast recovery
     Ns2RtoClock m_clock;
     bool m_clockReady{false};
+    bool m_rtoMemo{false};      // RtoTime: the three below are set
+    int64_t m_rtoMemoMinRto{0}; // m_minRto's time steps ...
+    double m_rtoMemoMinRtoS{0}; // ... in seconds
+    double m_rtoMemoS{0};       // the last timeout (s) ...
+    Time m_rtoMemoTime;         // ... as a Time
     bool m_bootSet{false};
     double m_bootFraction{-1}; // SetBootPhase
     bool m_rttActive{false};        // a segment is being timed (rtt_active_)
