@@ -45,3 +45,13 @@ def parting_time(a: pd.DataFrame, b: pd.DataFrame, **kwargs: float) -> float:
     """``a``'s time of the first packet that differs (:func:`parting_index`); inf if none."""
     i = parting_index(a, b, **kwargs)  # type: ignore[arg-type]
     return float(a.t.to_numpy()[i]) if i < min(len(a), len(b)) else np.inf
+
+
+def partings(ev2: pd.DataFrame, ev3: pd.DataFrame, flows, **kwargs: float) -> list[float]:
+    """Each flow's :func:`parting_time` between two engines' events (inf: none parted)."""
+    return [parting_time(data_packets(ev2, f), data_packets(ev3, f), **kwargs) for f in flows]
+
+
+def data_counts(ev: pd.DataFrame, flows) -> list[int]:
+    """How many data segments each flow sent (first sends and retransmissions)."""
+    return [len(data_packets(ev, f)) for f in flows]

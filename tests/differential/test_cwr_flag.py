@@ -28,7 +28,7 @@ import pytest
 
 from aqmlab.engines.flow_trace import flow_trace
 from aqmlab.studies.setups import pentikousis
-from tests.differential.packets import data_packets, ns2_events_and_raw, parting_time
+from tests.differential.packets import ns2_events_and_raw, partings
 from tests.differential.scenarios import MARKS
 
 pytestmark = MARKS
@@ -113,6 +113,5 @@ def test_ns3s_rule_echoes_again_and_cuts_once_more():
 
 def test_the_runs_now_part_after_51_s():
     ev2, ev3 = _events("ns2"), _events("ns3")
-    parted = [parting_time(data_packets(ev2, f), data_packets(ev3, f), tol=1e-5)
-              for f in FLOWS]
+    parted = partings(ev2, ev3, FLOWS, tol=1e-5)
     assert min(parted) > 51.0, parted

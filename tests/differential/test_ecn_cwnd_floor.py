@@ -21,7 +21,7 @@ import pandas as pd
 import pytest
 
 from aqmlab.engines.flow_trace import flow_trace
-from tests.differential.packets import data_packets, parting_time
+from tests.differential.packets import partings
 from tests.differential.scenarios import MARKS, aggressive_ecn_clients
 
 pytestmark = MARKS
@@ -63,5 +63,5 @@ def test_ns3s_floor_sends_at_once():
 
 def test_the_runs_no_longer_part_in_the_first_20_s():
     ev2, ev3 = _events("ns2"), _events("ns3")
-    parted = [parting_time(data_packets(ev2, f), data_packets(ev3, f), tol=1e-5) for f in FLOWS]
+    parted = partings(ev2, ev3, FLOWS, tol=1e-5)
     assert parted == [float("inf")] * len(FLOWS), parted

@@ -29,7 +29,7 @@ import pandas as pd
 import pytest
 
 from aqmlab.engines.flow_trace import flow_trace
-from tests.differential.packets import data_packets, ns2_events_and_raw, parting_time
+from tests.differential.packets import ns2_events_and_raw, partings
 from tests.differential.scenarios import MARKS, aggressive_ecn_clients
 
 pytestmark = MARKS
@@ -106,5 +106,5 @@ def test_ns3s_rule_ignores_it():
 
 def test_the_runs_send_the_same_packets_for_70_s():
     ev2, ev3 = _events("ns2"), _events("ns3")
-    parted = [parting_time(data_packets(ev2, f), data_packets(ev3, f), tol=1e-5) for f in FLOWS]
+    parted = partings(ev2, ev3, FLOWS, tol=1e-5)
     assert parted == [float("inf")] * len(FLOWS), parted

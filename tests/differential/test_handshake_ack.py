@@ -20,7 +20,7 @@ import functools
 
 from aqmlab.engines.flow_trace import flow_trace
 from aqmlab.studies.setups import pentikousis
-from tests.differential.packets import data_packets, parting_time
+from tests.differential.packets import data_packets, partings
 from tests.differential.scenarios import MARKS
 
 pytestmark = MARKS
@@ -39,7 +39,7 @@ def _run(engine: str, ack: str = "auto"):
 def test_with_data_sends_what_ns235_sends_until_a_download_ends():
     _, ev2 = _run("ns2")
     _, ev3 = _run("ns3", "with_data")
-    parted = [parting_time(data_packets(ev2, f), data_packets(ev3, f)) for f in FLOWS]
+    parted = partings(ev2, ev3, FLOWS)
     assert min(parted) > 45, parted
     early = [(ev[(ev.t < 45) & (ev.event == "timeout")]).shape[0] for ev in (ev2, ev3)]
     assert early[0] == early[1] > 50
@@ -48,7 +48,7 @@ def test_with_data_sends_what_ns235_sends_until_a_download_ends():
 def test_separate_acks_overflow_the_queue_at_the_start():
     res2, ev2 = _run("ns2")
     res3, ev3 = _run("ns3", "separate")
-    first = [parting_time(data_packets(ev2, f), data_packets(ev3, f)) for f in FLOWS]
+    first = partings(ev2, ev3, FLOWS)
     assert min(first) < 0.5, first
     lost = data_packets(ev3, 4)
     assert lost.event[1] == "retx" and lost.seg[1] == 0 and 1.0 < lost.t[1] < 1.1

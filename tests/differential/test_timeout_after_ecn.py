@@ -23,7 +23,7 @@ import pytest
 
 from aqmlab.engines.flow_trace import flow_trace
 from aqmlab.studies.setups import pentikousis
-from tests.differential.packets import data_packets, parting_time
+from tests.differential.packets import partings
 from tests.differential.scenarios import MARKS
 
 pytestmark = MARKS
@@ -90,6 +90,5 @@ def test_an_echo_after_a_timeout_halves_cwnd(engine):
 
 def test_the_runs_send_the_same_packets_for_20_s():
     ev2, ev3 = _events("ns2"), _events("ns3")
-    parted = [parting_time(data_packets(ev2, f), data_packets(ev3, f), tol=1e-5)
-              for f in FLOWS]
+    parted = partings(ev2, ev3, FLOWS, tol=1e-5)
     assert min(parted) == float("inf"), parted
