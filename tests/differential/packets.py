@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -55,3 +56,35 @@ def partings(ev2: pd.DataFrame, ev3: pd.DataFrame, flows, **kwargs: float) -> li
 def data_counts(ev: pd.DataFrame, flows) -> list[int]:
     """How many data segments each flow sent (first sends and retransmissions)."""
     return [len(data_packets(ev, f)) for f in flows]
+
+
+class EngineTraces:
+    """Both engines' ``flow_trace`` of one scenario, each run at most once: ns-2.35's events
+    and raw trace, and ns-3's results and events for each value of the option under test.
+
+    ``scenario(engine)`` builds the faithful scenario, ``scenario("ns3", value)`` ns-3's with
+    the option at ``value``."""
+
+    def __init__(self, scenario: Callable[..., object], flows: list[int]) -> None:
+        self._scenario, self.flows = scenario, flows
+        self._ns2: tuple[pd.DataFrame, pd.DataFrame] | None = None
+        self._ns3: dict[str, tuple] = {}
+
+    def raw(self) -> pd.DataFrame:
+        """ns-2.35's trace of the flows' first links (:func:`ns2_events_and_raw`)."""
+        return self._ns2_run()[1]
+
+    def ns3(self, value: str = "auto") -> tuple:
+        """ns-3's ``flow_trace`` (results, events) with the option at ``value``."""
+        if value not in self._ns3:
+            self._ns3[value] = flow_trace(self._scenario("ns3", value), self.flows)
+        return self._ns3[value]
+
+    def events(self, engine: str, value: str = "auto") -> pd.DataFrame:
+        """The flows' events on ``engine`` (ns-3's with the option at ``value``)."""
+        return self._ns2_run()[0] if engine == "ns2" else self.ns3(value)[1]
+
+    def _ns2_run(self) -> tuple[pd.DataFrame, pd.DataFrame]:
+        if self._ns2 is None:
+            self._ns2 = ns2_events_and_raw(self._scenario("ns2"), self.flows)
+        return self._ns2

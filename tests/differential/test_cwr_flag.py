@@ -21,14 +21,11 @@ ns-3's clock runs a few microseconds behind ns-2's here, so times are compared w
 
 from __future__ import annotations
 
-import functools
-
 import pandas as pd
 import pytest
 
-from aqmlab.engines.flow_trace import flow_trace
 from aqmlab.studies.setups import pentikousis
-from tests.differential.packets import ns2_events_and_raw, partings
+from tests.differential.packets import EngineTraces, partings
 from tests.differential.scenarios import MARKS
 
 pytestmark = MARKS
@@ -45,19 +42,7 @@ def _scenario(engine: str, cwr_flag: str = "auto"):
                          "tcp.ecn_cwnd_floor": floor})
 
 
-@functools.cache
-def _ns2():
-    """ns-2.35's events and its raw trace of the flows' first links (packet flags)."""
-    return ns2_events_and_raw(_scenario("ns2"), FLOWS)
-
-
-@functools.cache
-def _ns3(cwr_flag: str = "auto"):
-    return flow_trace(_scenario("ns3", cwr_flag), FLOWS)[1]
-
-
-def _events(engine: str, cwr_flag: str = "auto") -> pd.DataFrame:
-    return _ns2()[0] if engine == "ns2" else _ns3(cwr_flag)
+TRACES = EngineTraces(_scenario, FLOWS)
 
 
 def _flow4(ev: pd.DataFrame, t0: float, t1: float) -> pd.DataFrame:
@@ -66,7 +51,7 @@ def _flow4(ev: pd.DataFrame, t0: float, t1: float) -> pd.DataFrame:
 
 @pytest.mark.parametrize("engine", ["ns2", "ns3"])
 def test_an_echo_then_a_timeout_in_the_same_window(engine):
-    ev = _flow4(_events(engine), 16.28, 17.40)
+    ev = _flow4(TRACES.events(engine), 16.28, 17.40)
     acks = ev[ev.event == "ack"]
     assert list(acks.seg) == [373, 374, 374, 374]           # the echo, a new ACK, 2 dupacks
     assert acks.cwnd.iloc[0] == pytest.approx(6.516 / 2, abs=2e-3)
@@ -77,7 +62,7 @@ def test_an_echo_then_a_timeout_in_the_same_window(engine):
 
 
 def test_ns2_puts_cwr_on_the_retransmission_and_its_sink_stops_echoing():
-    raw = _ns2()[1]
+    raw = TRACES.raw()
     mine = raw[raw.fid == 4]
     sent = mine[(mine.op == "+") & (mine.ptype == "tcp") & (mine.seq == 375)]  # segment 374
     assert list(sent.t.round(5)) == [16.2256, 17.39691]
@@ -89,7 +74,7 @@ def test_ns2_puts_cwr_on_the_retransmission_and_its_sink_stops_echoing():
 
 @pytest.mark.parametrize("engine", ["ns2", "ns3"])
 def test_the_ack_of_the_retransmission_leaves_ssthresh_3(engine):
-    ev = _flow4(_events(engine), 17.6, 17.81)
+    ev = _flow4(TRACES.events(engine), 17.6, 17.81)
     ack = ev[ev.event == "ack"]
     assert list(ack.seg) == [377, 379]
     assert ack.t.iloc[0] == pytest.approx(17.620644, abs=1e-5)
@@ -102,7 +87,7 @@ def test_ns3s_rule_echoes_again_and_cuts_once_more():
     """Without CWR on the retransmission the ACK of 374-376 echoes ECN again: a second
     cut after the timeout (the first echo after a timeout, ecn_window's cut from the loss
     state): cwnd 1, ssthresh 2, and one segment out where ns-2 sends two."""
-    ev = _flow4(_events("ns3", "new_data"), 17.6, 17.9)
+    ev = _flow4(TRACES.events("ns3", "new_data"), 17.6, 17.9)
     ack = ev[ev.event == "ack"]
     assert ack.t.iloc[0] == pytest.approx(17.620644, abs=1e-5)
     assert list(ack.seg) == [377, 378]
@@ -112,6 +97,6 @@ def test_ns3s_rule_echoes_again_and_cuts_once_more():
 
 
 def test_the_runs_now_part_after_51_s():
-    ev2, ev3 = _events("ns2"), _events("ns3")
+    ev2, ev3 = TRACES.events("ns2"), TRACES.events("ns3")
     parted = partings(ev2, ev3, FLOWS, tol=1e-5)
     assert min(parted) > 51.0, parted

@@ -18,13 +18,10 @@ the only parting of seeds 1-5 once ``last_segment`` and ``transfer_close`` were 
 
 from __future__ import annotations
 
-import functools
-
 import pandas as pd
 import pytest
 
-from aqmlab.engines.flow_trace import flow_trace
-from tests.differential.packets import data_counts, ns2_events_and_raw, partings
+from tests.differential.packets import EngineTraces, data_counts, partings
 from tests.differential.scenarios import MARKS, aggressive_ecn_clients
 
 pytestmark = MARKS
@@ -37,18 +34,7 @@ def _scenario(engine: str, response: str = "auto"):
                                                       "tcp.ecn_response": response})
 
 
-@functools.cache
-def _ns2():
-    return ns2_events_and_raw(_scenario("ns2"), FLOWS)
-
-
-@functools.cache
-def _ns3(response: str = "auto") -> pd.DataFrame:
-    return flow_trace(_scenario("ns3", response), FLOWS)[1]
-
-
-def _events(engine: str, response: str = "auto") -> pd.DataFrame:
-    return _ns2()[0] if engine == "ns2" else _ns3(response)
+TRACES = EngineTraces(_scenario, FLOWS)
 
 
 def _flow5(ev: pd.DataFrame) -> pd.DataFrame:
@@ -56,7 +42,7 @@ def _flow5(ev: pd.DataFrame) -> pd.DataFrame:
 
 
 def test_ns2s_acks_echo_from_the_third_dupack_on():
-    raw = _ns2()[1]
+    raw = TRACES.raw()
     acks = raw[(raw.fid == 5) & (raw.op == "r") & (raw.ptype == "ack") & (raw.t > 85.3) &
                (raw.t < 85.65)]
     assert list(acks.seq) == [1285, 1289, 1291]
@@ -69,7 +55,7 @@ def test_ns2s_acks_echo_from_the_third_dupack_on():
 
 @pytest.mark.parametrize("engine", ["ns2", "ns3"])
 def test_the_echo_ending_the_recovery_halves_the_inflated_window(engine):
-    ev = _flow5(_events(engine))
+    ev = _flow5(TRACES.events(engine))
     cut = ev[(ev.event == "ack") & (ev.seg == 1280)]
     assert cut.t.iloc[0] == pytest.approx(84.848314, abs=1e-5)
     assert cut.cwnd.iloc[0] == pytest.approx(4.070, abs=2e-3) and cut.ssthresh.iloc[0] == 4
@@ -86,14 +72,14 @@ def test_the_echo_ending_the_recovery_halves_the_inflated_window(engine):
 
 
 def test_ns3s_rule_cuts_the_flight():
-    ev = _flow5(_events("ns3", "outside_cwr"))
+    ev = _flow5(TRACES.events("ns3", "outside_cwr"))
     end = ev[(ev.event == "ack") & (ev.seg == 1289)]
     assert end.cwnd.iloc[0] == end.ssthresh.iloc[0]  # ns-3's EnterCwr: cwnd = ssthresh
     assert end.cwnd.iloc[0] != pytest.approx(3.535, abs=2e-3)
 
 
 def test_the_runs_send_the_same_packets_to_the_end():
-    ev2, ev3 = _events("ns2"), _events("ns3")
+    ev2, ev3 = TRACES.events("ns2"), TRACES.events("ns3")
     parted = partings(ev2, ev3, FLOWS, tol=1e-5)
     assert parted == [float("inf")] * len(FLOWS), parted
     assert data_counts(ev2, FLOWS) == data_counts(ev3, FLOWS)

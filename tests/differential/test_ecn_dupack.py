@@ -23,13 +23,10 @@ With both, the ten downloads send the same packets for the whole run (to 113 s).
 
 from __future__ import annotations
 
-import functools
-
 import pandas as pd
 import pytest
 
-from aqmlab.engines.flow_trace import flow_trace
-from tests.differential.packets import ns2_events_and_raw, partings
+from tests.differential.packets import EngineTraces, partings
 from tests.differential.scenarios import MARKS, aggressive_ecn_clients
 
 pytestmark = MARKS
@@ -41,18 +38,7 @@ def _scenario(engine: str, dupack: str = "auto"):
     return aggressive_ecn_clients("70s", engine, **{"run.seed": 7, "tcp.ecn_dupack": dupack})
 
 
-@functools.cache
-def _ns2():
-    return ns2_events_and_raw(_scenario("ns2"), FLOWS)
-
-
-@functools.cache
-def _ns3(dupack: str = "auto") -> pd.DataFrame:
-    return flow_trace(_scenario("ns3", dupack), FLOWS)[1]
-
-
-def _events(engine: str, dupack: str = "auto") -> pd.DataFrame:
-    return _ns2()[0] if engine == "ns2" else _ns3(dupack)
+TRACES = EngineTraces(_scenario, FLOWS)
 
 
 def _flow7(ev: pd.DataFrame) -> pd.DataFrame:
@@ -60,7 +46,7 @@ def _flow7(ev: pd.DataFrame) -> pd.DataFrame:
 
 
 def test_ns2s_duplicate_acks_echo():
-    raw = _ns2()[1]
+    raw = TRACES.raw()
     acks = raw[(raw.fid == 7) & (raw.op == "r") & (raw.ptype == "ack") & (raw.t > 23.9) &
                (raw.t < 24.2)]
     assert list(acks.seq) == [262, 262, 262]
@@ -69,7 +55,7 @@ def test_ns2s_duplicate_acks_echo():
 
 @pytest.mark.parametrize("engine", ["ns2", "ns3"])
 def test_the_echo_on_the_first_duplicate_ack_is_answered(engine):
-    ev = _flow7(_events(engine))
+    ev = _flow7(TRACES.events(engine))
     acks = ev[ev.event == "ack"]
     assert list(acks.seg[:3]) == [262, 262, 262]
     assert list(acks.t[:3].round(6)) == [23.902047, 24.166794, 24.174580]
@@ -85,7 +71,7 @@ def test_the_echo_on_the_first_duplicate_ack_is_answered(engine):
 
 @pytest.mark.parametrize("engine", ["ns2", "ns3"])
 def test_an_echo_on_the_third_duplicate_ack_cuts_before_the_fast_retransmit(engine):
-    ev = _events(engine)
+    ev = TRACES.events(engine)
     ev = ev[(ev.flow == 0) & (ev.t > 64.85) & (ev.t < 64.88)].reset_index(drop=True)
     acks = ev[ev.event == "ack"]
     assert list(acks.seg) == [795] * 3
@@ -97,7 +83,7 @@ def test_an_echo_on_the_third_duplicate_ack_cuts_before_the_fast_retransmit(engi
 
 
 def test_ns3s_rule_ignores_it():
-    ev = _flow7(_events("ns3", "ignored"))
+    ev = _flow7(TRACES.events("ns3", "ignored"))
     acks = ev[ev.event == "ack"]
     assert list(acks.cwnd[:3]) == pytest.approx([3.513] * 3, abs=2e-3)
     late = ev[(ev.event == "send") & (ev.t > 25.39)]
@@ -105,6 +91,6 @@ def test_ns3s_rule_ignores_it():
 
 
 def test_the_runs_send_the_same_packets_for_70_s():
-    ev2, ev3 = _events("ns2"), _events("ns3")
+    ev2, ev3 = TRACES.events("ns2"), TRACES.events("ns3")
     parted = partings(ev2, ev3, FLOWS, tol=1e-5)
     assert parted == [float("inf")] * len(FLOWS), parted

@@ -14,13 +14,10 @@ included, and cut cwnd to ssthresh = 2 (``ecn_response = "outside_cwr"``; with a
 
 from __future__ import annotations
 
-import functools
-
 import pandas as pd
 import pytest
 
-from aqmlab.engines.flow_trace import flow_trace
-from tests.differential.packets import ns2_events_and_raw, partings
+from tests.differential.packets import EngineTraces, partings
 from tests.differential.scenarios import MARKS, aggressive_ecn_clients
 
 pytestmark = MARKS
@@ -32,18 +29,7 @@ def _scenario(engine: str, response: str = "auto"):
     return aggressive_ecn_clients("60s", engine, **{"tcp.ecn_response": response})
 
 
-@functools.cache
-def _ns2():
-    return ns2_events_and_raw(_scenario("ns2"), FLOWS)
-
-
-@functools.cache
-def _ns3(response: str = "auto") -> pd.DataFrame:
-    return flow_trace(_scenario("ns3", response), FLOWS)[1]
-
-
-def _events(engine: str, response: str = "auto") -> pd.DataFrame:
-    return _ns2()[0] if engine == "ns2" else _ns3(response)
+TRACES = EngineTraces(_scenario, FLOWS)
 
 
 def _flow6(ev: pd.DataFrame) -> pd.DataFrame:
@@ -51,7 +37,7 @@ def _flow6(ev: pd.DataFrame) -> pd.DataFrame:
 
 
 def test_ns2s_ack_ending_the_recovery_echoes_ecn():
-    raw = _ns2()[1]
+    raw = TRACES.raw()
     ack = raw[(raw.fid == 6) & (raw.op == "r") & (raw.ptype == "ack") &
               ((raw.t - 59.331396).abs() < 1e-5)]
     assert list(ack.seq) == [675]  # ns-2 numbers the data from 1 and ack["flags"].iloc[0][0] == "C"
@@ -59,7 +45,7 @@ def test_ns2s_ack_ending_the_recovery_echoes_ecn():
 
 @pytest.mark.parametrize("engine", ["ns2", "ns3"])
 def test_the_echo_ending_a_fast_recovery_is_not_answered(engine):
-    ev = _flow6(_events(engine))
+    ev = _flow6(TRACES.events(engine))
     retx = ev[ev.event == "retx"]
     assert list(retx.seg) == [670] and retx.t.iloc[0] == pytest.approx(59.097796, abs=1e-5)
     acks = ev[ev.event == "ack"]
@@ -71,12 +57,12 @@ def test_the_echo_ending_a_fast_recovery_is_not_answered(engine):
 
 
 def test_ns3s_rule_cuts_to_ssthresh():
-    ev = _flow6(_events("ns3", "outside_cwr"))
+    ev = _flow6(TRACES.events("ns3", "outside_cwr"))
     end = ev[(ev.event == "ack") & (ev.seg == 675)]
     assert end.cwnd.iloc[0] == pytest.approx(2.0)
 
 
 def test_the_runs_send_the_same_packets_for_60_s():
-    ev2, ev3 = _events("ns2"), _events("ns3")
+    ev2, ev3 = TRACES.events("ns2"), TRACES.events("ns3")
     parted = partings(ev2, ev3, FLOWS, tol=1e-5)
     assert parted == [float("inf")] * len(FLOWS), parted

@@ -15,13 +15,15 @@ test_transfer_close.py.
 
 from __future__ import annotations
 
-import functools
-
 import pandas as pd
 import pytest
 
-from aqmlab.engines.flow_trace import flow_trace
-from tests.differential.packets import data_packets, ns2_events_and_raw, parting_time, partings
+from tests.differential.packets import (
+    EngineTraces,
+    data_packets,
+    parting_time,
+    partings,
+)
 from tests.differential.scenarios import MARKS, aggressive_ecn_clients
 
 pytestmark = MARKS
@@ -34,18 +36,7 @@ def _scenario(engine: str, last: str = "auto"):
     return aggressive_ecn_clients(DURATION, engine, **{"tcp.last_segment": last})
 
 
-@functools.cache
-def _ns2():
-    return ns2_events_and_raw(_scenario("ns2"), FLOWS)
-
-
-@functools.cache
-def _ns3(last: str = "auto") -> pd.DataFrame:
-    return flow_trace(_scenario("ns3", last), FLOWS)[1]
-
-
-def _events(engine: str, last: str = "auto") -> pd.DataFrame:
-    return _ns2()[0] if engine == "ns2" else _ns3(last)
+TRACES = EngineTraces(_scenario, FLOWS)
 
 
 def _flow2(ev: pd.DataFrame) -> pd.DataFrame:
@@ -53,7 +44,7 @@ def _flow2(ev: pd.DataFrame) -> pd.DataFrame:
 
 
 def test_ns2s_last_segment_is_a_full_packet():
-    raw = _ns2()[1]
+    raw = TRACES.raw()
     last = raw[(raw.fid == 2) & (raw.op == "+") & (raw.ptype == "tcp") & (raw.seq == 1437)]
     # ns-2 numbers the data from 1: its 1437th is segment 1436, 1460 + 42 bytes
     assert list(last["size"]) == [1502]
@@ -62,7 +53,7 @@ def test_ns2s_last_segment_is_a_full_packet():
 
 @pytest.mark.parametrize("engine", ["ns2", "ns3"])
 def test_the_last_segment_waits_for_a_whole_segment_of_window(engine):
-    ev = _flow2(_events(engine))
+    ev = _flow2(TRACES.events(engine))
     ack = ev[(ev.event == "ack") & (ev.seg == 1433)]
     assert ack.t.iloc[0] == pytest.approx(89.199836, abs=1e-5)
     assert ack.cwnd.iloc[0] == pytest.approx(3.635, abs=2e-3)  # 1433, 1434 in flight
@@ -74,7 +65,7 @@ def test_the_last_segment_waits_for_a_whole_segment_of_window(engine):
 
 
 def test_ns3s_byte_counted_window_lets_the_short_tail_out():
-    ev = _flow2(_events("ns3", "short"))
+    ev = _flow2(TRACES.events("ns3", "short"))
     sends = ev[ev.event == "send"]
     assert list(sends.seg) == [1435, 1436]
     assert list(sends.t.round(6)) == [89.199836, 89.199836]
@@ -83,13 +74,13 @@ def test_ns3s_byte_counted_window_lets_the_short_tail_out():
 
 
 def test_the_runs_send_the_same_packets_for_90_s():
-    ev2, ev3 = _events("ns2"), _events("ns3")
+    ev2, ev3 = TRACES.events("ns2"), TRACES.events("ns3")
     parted = partings(ev2, ev3, FLOWS, tol=1e-5)
     assert parted == [float("inf")] * len(FLOWS), parted
 
 
 def test_with_ns3s_short_tail_they_part_at_89_2_s():
-    ev2, ev3 = _events("ns2"), _events("ns3", "short")
+    ev2, ev3 = TRACES.events("ns2"), TRACES.events("ns3", "short")
     parted = [parting_time(data_packets(ev3, f), data_packets(ev2, f), tol=1e-5) for f in FLOWS]
     assert min(parted) == pytest.approx(89.199836, abs=1e-6)
     assert parted.index(min(parted)) == 2

@@ -16,14 +16,13 @@ same times on both engines to the last one's end (112.5 s) and complete at the s
 
 from __future__ import annotations
 
-import functools
 import tempfile
 
 import pandas as pd
 import pytest
 
 from aqmlab.engines.flow_trace import flow_trace
-from tests.differential.packets import data_counts, ns2_events_and_raw, partings
+from tests.differential.packets import EngineTraces, data_counts, partings
 from tests.differential.scenarios import MARKS, aggressive_ecn_clients
 
 pytestmark = MARKS
@@ -36,18 +35,7 @@ def _scenario(engine: str, close: str = "auto"):
     return aggressive_ecn_clients(DURATION, engine, **{"tcp.transfer_close": close})
 
 
-@functools.cache
-def _ns2():
-    return ns2_events_and_raw(_scenario("ns2"), FLOWS)
-
-
-@functools.cache
-def _ns3(close: str = "auto"):
-    return flow_trace(_scenario("ns3", close), FLOWS)
-
-
-def _events(engine: str, close: str = "auto") -> pd.DataFrame:
-    return _ns2()[0] if engine == "ns2" else _ns3(close)[1]
+TRACES = EngineTraces(_scenario, FLOWS)
 
 
 def _acks(ev: pd.DataFrame, flow: int, t0: float, t1: float) -> pd.DataFrame:
@@ -55,7 +43,7 @@ def _acks(ev: pd.DataFrame, flow: int, t0: float, t1: float) -> pd.DataFrame:
 
 
 def test_ns2s_transfer_ends_with_its_last_segments_ack():
-    raw = _ns2()[1]
+    raw = TRACES.raw()
     late = raw[(raw.fid == 2) & (raw.t > 89.4)]
     assert set(late.ptype) == {"ack"} and late.seq.max() == 1437  # data numbered from 1
     assert late[late.op == "r"].t.max() == pytest.approx(89.620316, abs=1e-5)
@@ -63,7 +51,7 @@ def test_ns2s_transfer_ends_with_its_last_segments_ack():
 
 @pytest.mark.parametrize("engine", ["ns2", "ns3"])
 def test_the_last_segments_ack_is_delayed_and_nothing_follows(engine):
-    ev = _events(engine)
+    ev = TRACES.events(engine)
     last = ev[(ev.flow == 2) & (ev.event == "send")]
     assert last.seg.iloc[-1] == 1436 and last.t.iloc[-1] == pytest.approx(89.310076, abs=1e-5)
     acks = _acks(ev, 2, 89.4, 200)
@@ -75,7 +63,7 @@ def test_the_last_segments_ack_is_delayed_and_nothing_follows(engine):
 
 
 def test_ns3s_fin_is_acknowledged_at_once_and_answered():
-    ev = _events("ns3", "fin")
+    ev = TRACES.events("ns3", "fin")
     acks = _acks(ev, 2, 89.4, 200)
     # the data's and FIN's ACK, then the client's FIN (both ack 1436 segments + 1 byte)
     assert list(acks.t.round(6)) == [89.503516, 89.520316, 89.520534]
@@ -86,7 +74,7 @@ def test_ns3s_fin_is_acknowledged_at_once_and_answered():
 
 
 def test_the_runs_send_the_same_packets_to_the_end():
-    ev2, ev3 = _events("ns2"), _events("ns3")
+    ev2, ev3 = TRACES.events("ns2"), TRACES.events("ns3")
     parted = partings(ev2, ev3, FLOWS, tol=1e-5)
     assert parted == [float("inf")] * len(FLOWS), parted
     assert data_counts(ev2, FLOWS) == data_counts(ev3, FLOWS)
@@ -95,7 +83,7 @@ def test_the_runs_send_the_same_packets_to_the_end():
 def test_the_downloads_complete_at_the_same_times():
     with tempfile.TemporaryDirectory(prefix="aqmlab-ns2res-") as tmp:
         ns2 = flow_trace(_scenario("ns2"), [2], workdir=tmp)[0].flows
-    ns3 = _ns3()[0].flows
+    ns3 = TRACES.ns3()[0].flows
     assert ns2.completed.all() and ns3.completed.all()
     assert list(ns3.completion_time_s) == pytest.approx(list(ns2.completion_time_s), abs=1e-6)
     assert list(ns3.total_bytes_delivered) == list(ns2.total_bytes_delivered) == [2 ** 21] * 10
