@@ -41,6 +41,10 @@ def test_library_exports_only_the_interposed_members(unloaded):
                            capture_output=True, text=True).stdout
     for member in ("ns3::TcpL4Protocol::AddSocket", "ns3::TcpL4Protocol::RemoveSocket",
                    "ns3::Ipv4EndPointDemux::DeAllocate", "ns3::Ipv4EndPointDemux::Allocate(",
-                   "ns3::Ipv4EndPointDemux::~Ipv4EndPointDemux", "aqmlab_socket_tables_reset"):
+                   "ns3::Ipv4EndPointDemux::~Ipv4EndPointDemux", "aqmlab_socket_tables_reset",
+                   "ns3::TcpTxBuffer::NextSeg", "ns3::Node::ChecksumEnabled",
+                   "ns3::DataRate::DataRate("):
         assert member in names
-    assert "std::" not in names  # template code stays private to the library
+    symbols = [line.split(" ", 2)[2] for line in names.splitlines() if line.count(" ") >= 2]
+    # template code stays private to the library (an interposed member may take a std type)
+    assert not [s for s in symbols if s.startswith(("std::", "void std::", "__gnu_cxx::"))]
