@@ -16,3 +16,35 @@ def assert_same(a, b) -> None:
         pd.testing.assert_frame_equal(getattr(a, name), getattr(b, name), check_exact=True)
     pd.testing.assert_frame_equal(a.summary.drop(columns=TIMING), b.summary.drop(columns=TIMING),
                                   check_exact=True)
+
+
+_CHILD = """
+import json, sys
+from aqmlab.engines.ns3 import socket_tables
+from aqmlab.scenario import Scenario
+from aqmlab.workers.worker import simulate
+simulate(Scenario.load(sys.argv[1])).save(sys.argv[2])
+print(json.dumps({"active": socket_tables.active(), **socket_tables.per_packet_memo_calls()}))
+"""
+
+
+def simulate_in_child(scenario, tmp_path, name: str, env: dict[str, str]):
+    """``scenario`` simulated in a child process with ``env`` added (a switch read once per
+    process): its Results, and the child's socket-tables state and memo counters."""
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from aqmlab.results.results import load
+
+    toml = tmp_path / f"{name}.toml"
+    scenario.save(toml)
+    out = tmp_path / name
+    root = str(Path(__file__).parents[2])
+    env = {**os.environ, **env,
+           "PYTHONPATH": os.pathsep.join([root, os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run([sys.executable, "-c", _CHILD, str(toml), str(out)], check=True,
+                          cwd=tmp_path, capture_output=True, text=True, env=env)
+    return load(out), json.loads(done.stdout.strip().splitlines()[-1])

@@ -6,30 +6,16 @@ simulates the same run."""
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from aqmlab.scenario import Scenario
-from tests.sim.identical import assert_same
+from tests.sim.identical import assert_same, simulate_in_child
 
 pytestmark = pytest.mark.ns3
 EXAMPLES = Path(__file__).parents[2] / "examples"
 ROOT = Path(__file__).parents[2]
-
-CHILD = """
-import json, sys
-from aqmlab.engines.ns3 import socket_tables
-from aqmlab.scenario import Scenario
-from aqmlab.workers.worker import simulate
-simulate(Scenario.load(sys.argv[1])).save(sys.argv[2])
-print(json.dumps(socket_tables.active()))
-"""
-
 
 def loaded():
     from aqmlab.engines.ns3 import native, socket_tables
@@ -54,20 +40,11 @@ def test_follows_the_global_value():
 
 
 def test_identical_without_it(simulate, tmp_path):
-    from aqmlab.results.results import load
-
     loaded()
     sc = Scenario.load(EXAMPLES / "parking_lot.toml").replace(
         **{"run.duration": "15s", "run.warmup": "3s"})
     fast = simulate(sc)
-    toml = tmp_path / "sc.toml"
-    sc.save(toml)
-    out = tmp_path / "off"
-    env = {**os.environ, "AQMLAB_CHECKSUM_FLAG": "0",
-           "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
-    done = subprocess.run([sys.executable, "-c", CHILD, str(toml), str(out)], check=True,
-                          cwd=tmp_path, capture_output=True, text=True, env=env)
-    assert json.loads(done.stdout.strip().splitlines()[-1]) is True
-    slow = load(out)
+    slow, child = simulate_in_child(sc, tmp_path, "off", {"AQMLAB_CHECKSUM_FLAG": "0"})
+    assert child["active"] is True
     assert fast.meta["checksum_flag"] is True and slow.meta["checksum_flag"] is False
     assert_same(slow, fast)

@@ -9,43 +9,20 @@ Sack1 recovery) exercise both branches."""
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from aqmlab.scenario import Scenario
-from tests.sim.identical import assert_same
+from tests.sim.identical import assert_same, simulate_in_child
 
 pytestmark = pytest.mark.ns3
 EXAMPLES = Path(__file__).parents[2] / "examples"
 ROOT = Path(__file__).parents[2]
 
-CHILD = """
-import json, sys
-from aqmlab.engines.ns3 import socket_tables
-from aqmlab.scenario import Scenario
-from aqmlab.workers.worker import simulate
-simulate(Scenario.load(sys.argv[1])).save(sys.argv[2])
-print(json.dumps({"active": socket_tables.active(), **socket_tables.per_packet_memo_calls()}))
-"""
-
-
 def child(scenario: Scenario, tmp_path: Path, name: str, value: str):
     """Run `scenario` in a child process with AQMLAB_NEXT_SEG=`value`: Results, counters."""
-    from aqmlab.results.results import load
-
-    toml = tmp_path / f"{name}.toml"
-    scenario.save(toml)
-    out = tmp_path / name
-    env = {**os.environ, "AQMLAB_NEXT_SEG": value,
-           "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
-    done = subprocess.run([sys.executable, "-c", CHILD, str(toml), str(out)], check=True,
-                          cwd=tmp_path, capture_output=True, text=True, env=env)
-    return load(out), json.loads(done.stdout.strip().splitlines()[-1])
+    return simulate_in_child(scenario, tmp_path, name, {"AQMLAB_NEXT_SEG": value})
 
 
 def qiu() -> Scenario:

@@ -7,17 +7,13 @@ two-way web run, table for table."""
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
-import pandas as pd
 import pytest
 
 from aqmlab.scenario import Scenario
-from tests.sim.identical import TABLES, TIMING
+from tests.sim.identical import assert_same, simulate_in_child
 
 pytestmark = pytest.mark.ns3
 EXAMPLES = Path(__file__).parents[2] / "examples"
@@ -60,19 +56,7 @@ def test_two_way_web_identical_without_the_memo(simulate, tmp_path):
     fast = simulate(two_way_web())
     # at least one remembered rate per socket (its TcpRateLinux), two sockets per connection
     assert socket_tables.per_packet_memo_calls()["rates"] - before > len(fast.requests)
-    toml = tmp_path / "web.toml"
-    two_way_web().save(toml)
-    out = tmp_path / "off"
-    subprocess.run([sys.executable, "-m", "aqmlab", "run", str(toml), "--out", str(out),
-                    "--in-process"], check=True, cwd=tmp_path, capture_output=True, text=True,
-                   env={**os.environ, "AQMLAB_RATE_PARSE_MEMO": "0"})
-    meta = json.loads((out / "meta.json").read_text())
-    assert meta["events"] == fast.meta["events"]
-    assert meta["rate_parse_memo"] is False and fast.meta["rate_parse_memo"] is True
+    slow, _ = simulate_in_child(two_way_web(), tmp_path, "off", {"AQMLAB_RATE_PARSE_MEMO": "0"})
+    assert slow.meta["rate_parse_memo"] is False and fast.meta["rate_parse_memo"] is True
     assert len(fast.requests) > 1000
-    for name in TABLES:
-        pd.testing.assert_frame_equal(pd.read_parquet(out / f"{name}.parquet"),
-                                      getattr(fast, name), check_exact=True)
-    pd.testing.assert_frame_equal(
-        pd.read_parquet(out / "summary.parquet").drop(columns=TIMING, errors="ignore"),
-        fast.summary.drop(columns=TIMING, errors="ignore"), check_exact=True)
+    assert_same(slow, fast)
