@@ -131,7 +131,12 @@ class QueueProbe
     /// Simulator::Now().GetSeconds(), converted once per time step (ProbeClock).
     double NowSeconds()
     {
-        const Time now = Simulator::Now();
+        return NowSeconds(Simulator::Now());
+    }
+
+    /// `now`'s seconds, converted once per time step (ProbeClock).
+    double NowSeconds(const Time& now)
+    {
         if (!ProbeClockEnabled())
         {
             return now.GetSeconds();
@@ -152,7 +157,7 @@ class QueueProbe
         {
             return; // m_last is this time already: the areas would grow by x * 0.0 = +0.0
         }
-        const double now = NowSeconds();
+        const double now = NowSeconds(t);
         c.areaPkts += Pkts() * (now - m_last);
         c.areaBytes += (m_qdBytes + m_devBytes) * (now - m_last);
         m_last = now;
