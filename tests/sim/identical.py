@@ -20,17 +20,22 @@ def assert_same(a, b) -> None:
 
 _CHILD = """
 import json, sys
-from aqmlab.engines.ns3 import socket_tables
+from aqmlab.engines.ns3 import native, object_memo, socket_tables
 from aqmlab.scenario import Scenario
 from aqmlab.workers.worker import simulate
 simulate(Scenario.load(sys.argv[1])).save(sys.argv[2])
-print(json.dumps({"active": socket_tables.active(), **socket_tables.per_packet_memo_calls()}))
+print(json.dumps({"active": socket_tables.active(), **socket_tables.per_packet_memo_calls(),
+                  **socket_tables.queue_accessor_calls(), **socket_tables.buffer_check_calls(),
+                  **socket_tables.address_accessor_calls(),
+                  **object_memo.calls(),
+                  "event_bucket_loads": int(native.load().EventBuckets.Loads())}))
 """
 
 
 def simulate_in_child(scenario, tmp_path, name: str, env: dict[str, str]):
     """``scenario`` simulated in a child process with ``env`` added (a switch read once per
-    process): its Results, and the child's socket-tables state and memo counters."""
+    process): its Results, and the child's socket-tables state and memo counters (the
+    socket-tables and object-memo libraries' counters, the event buckets' loads)."""
     import json
     import os
     import subprocess

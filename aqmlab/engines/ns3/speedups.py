@@ -10,12 +10,16 @@ case. The C++ ones read their variable once per process, at first use. The switc
   ``AQMLAB_ROUTE_INDEX`` (also ``verify``), ``AQMLAB_DIRECT_RX``,
   ``AQMLAB_FAST_ATTRIBUTES``, ``AQMLAB_RAW_HEADERS``, ``AQMLAB_FILL_ONCE``,
   ``AQMLAB_EVENT_HEAP``, ``AQMLAB_RTO_MEMO``, ``AQMLAB_PROBE_CLOCK``,
-  ``AQMLAB_SOCKET_PROTOTYPE``, ``AQMLAB_PROBE_NOW_MEMO``, ``AQMLAB_APP_CALLBACKS``;
+  ``AQMLAB_SOCKET_PROTOTYPE``, ``AQMLAB_PROBE_NOW_MEMO``, ``AQMLAB_APP_CALLBACKS``,
+  ``AQMLAB_EVENT_BUCKETS``;
 * in the interposed libraries loaded before the wheel (``cpp/*.cc``):
   ``AQMLAB_SOCKET_TABLES`` (the socket-tables library; with it ``AQMLAB_FORK_INDEX``,
   ``AQMLAB_SPF_INDEX``, ``AQMLAB_FAST_OPTIONS``, ``AQMLAB_TX_TIME_MEMO``,
-  ``AQMLAB_RATE_PARSE_MEMO``, ``AQMLAB_NEXT_SEG``, ``AQMLAB_CHECKSUM_FLAG``),
-  ``AQMLAB_FAST_CONSTRUCT`` and ``AQMLAB_TRACE_MEMO`` (the object-memo library, :mod:`~aqmlab.engines.ns3.object_memo`).
+  ``AQMLAB_RATE_PARSE_MEMO``, ``AQMLAB_NEXT_SEG``, ``AQMLAB_CHECKSUM_FLAG``,
+  ``AQMLAB_QUEUE_ACCESSORS``, ``AQMLAB_BUFFER_CHECKS``, ``AQMLAB_ADDRESS_ACCESSORS``),
+  ``AQMLAB_FAST_CONSTRUCT``,
+  ``AQMLAB_TRACE_MEMO`` and ``AQMLAB_QUIET_TCB`` (the object-memo library,
+  :mod:`~aqmlab.engines.ns3.object_memo`).
 
 Run meta records which were on (:func:`active`).
 """
@@ -86,6 +90,28 @@ SWITCHES: dict[str, str] = {
                             "the global value's BooleanValue directly instead of copying it "
                             "through the attribute checker (cpp/per_packet_memo.cc, "
                             "socket-tables library)",
+    "AQMLAB_EVENT_BUCKETS": "the event heap holds only the next ~0.5 ms of events; later ones "
+                            "wait unsorted in time buckets (a ring of 4,096, ~2.2 s) or a "
+                            "second heap, and join it when time reaches their bucket "
+                            "(cpp/event_heap.h; same (time, uid) order)",
+    "AQMLAB_QUEUE_ACCESSORS": "queue items' and queue sizes' accessors (Ipv4QueueDiscItem::"
+                              "GetSize, QueueItem::GetPacket, QueueSize's, Ipv4Header::"
+                              "GetSerializedSize; 5-10 calls per packet per queue) without "
+                              "their log tests and Ptr copies (cpp/queue_accessors.cc, "
+                              "socket-tables library)",
+    "AQMLAB_BUFFER_CHECKS": "packet buffers' and metadata's assertion helpers (Buffer::"
+                            "CheckInternalState, Iterator::Check, CheckNoZero, PacketMetadata"
+                            "::IsPointerOk) answer without their log tests "
+                            "(cpp/buffer_checks.cc, socket-tables library)",
+    "AQMLAB_ADDRESS_ACCESSORS": "IPv4 addresses', headers' and routes' accessors "
+                                "(Ipv4Address(), Get, Address(type, bytes, len), Ipv4Header::"
+                                "GetDestination, GetSource, Ipv4Route::GetGateway, "
+                                "GetOutputDevice) without their log tests "
+                                "(cpp/address_accessors.cc, socket-tables library)",
+    "AQMLAB_QUIET_TCB": "a socket's copy (a listener's Fork, a web client's socket from its "
+                        "prototype) skips TcpSocketBase's eleven connections of its "
+                        "TcpSocketState's values to forwarders of sources nothing connects "
+                        "to (cpp/object_memo.cc, object-memo library; cpp/tcp_socket.h)",
 }
 
 
@@ -105,6 +131,10 @@ def active(cpp: Any) -> dict[str, bool]:
             **{name: socket_tables.active() and not switched_off(f"AQMLAB_{name.upper()}")
                for name in ("fork_index", "spf_index", "fast_options", "tx_time_memo",
                             "rate_parse_memo", "next_seg", "checksum_flag")},
+            "queue_accessors": bool(socket_tables.queue_accessor_calls()["queue_accessors_on"]),
+            "buffer_checks": bool(socket_tables.buffer_check_calls()["buffer_checks_on"]),
+            "address_accessors":
+                bool(socket_tables.address_accessor_calls()["address_accessors_on"]),
             "fast_routing": bool(cpp.FastRoutingEnabled()),
             "route_index": int(cpp.RouteIndexMode()) != 0,
             "direct_rx": bool(cpp.DirectRxEnabled()),
@@ -112,6 +142,7 @@ def active(cpp: Any) -> dict[str, bool]:
             "raw_headers": bool(cpp.RawHeadersEnabled()),
             "fill_once": bool(cpp.FillOnceEnabled()),
             "event_heap": bool(cpp.EventHeapEnabled()),
+            "event_buckets": bool(cpp.EventHeapEnabled() and cpp.EventBucketsEnabled()),
             "socket_prototype": bool(cpp.SocketPrototypeEnabled()),
             "probe_now_memo": bool(cpp.ProbeNowMemoEnabled()),
             "app_callbacks": bool(cpp.AppCallbacksEnabled()),

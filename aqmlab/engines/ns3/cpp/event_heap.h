@@ -23,49 +23,50 @@
 #include "ns3/simulator.h"
 
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 namespace aqmlab
 {
 
 AQMLAB_SWITCH(EventHeap, EnvSwitch("AQMLAB_EVENT_HEAP", true))
+AQMLAB_SWITCH(EventBuckets, EnvSwitch("AQMLAB_EVENT_BUCKETS", true))
 
-/// The pending events as an implicit 4-ary min-heap on (time, uid) in one vector.
-class EventHeap : public ns3::Scheduler
+/// An implicit 4-ary min-heap of events on (time, uid) in one vector.
+class QuadHeap
 {
   public:
-    static ns3::TypeId GetTypeId()
+    using Event = ns3::Scheduler::Event;
+
+    static bool Before(const Event& a, const Event& b)
     {
-        static ns3::TypeId tid = ns3::TypeId("aqmlab::EventHeap")
-                                     .SetParent<ns3::Scheduler>()
-                                     .SetGroupName("aqmlab")
-                                     .AddConstructor<EventHeap>();
-        return tid;
+        return a.key.m_ts < b.key.m_ts ||
+               (a.key.m_ts == b.key.m_ts && a.key.m_uid < b.key.m_uid);
     }
 
-    EventHeap()
+    void Reserve(size_t n)
     {
-        m_heap.reserve(1024);
+        m_heap.reserve(n);
     }
 
-    void Insert(const Event& ev) override
-    {
-        m_heap.push_back(ev);
-        SiftUp(m_heap.size() - 1, ev);
-    }
-
-    bool IsEmpty() const override
+    bool Empty() const
     {
         return m_heap.empty();
     }
 
-    Event PeekNext() const override
+    const Event& Top() const
     {
         NS_ASSERT(!m_heap.empty());
         return m_heap.front();
     }
 
-    Event RemoveNext() override
+    void Push(const Event& ev)
+    {
+        m_heap.push_back(ev);
+        SiftUp(m_heap.size() - 1, ev);
+    }
+
+    Event Pop()
     {
         NS_ASSERT(!m_heap.empty());
         const Event top = m_heap.front();
@@ -73,7 +74,8 @@ class EventHeap : public ns3::Scheduler
         return top;
     }
 
-    void Remove(const Event& ev) override
+    /// Remove `ev` (found by a scan); false if it is not here.
+    bool Remove(const Event& ev)
     {
         for (size_t i = 0; i < m_heap.size(); ++i)
         {
@@ -81,28 +83,14 @@ class EventHeap : public ns3::Scheduler
             {
                 NS_ASSERT(m_heap[i].impl == ev.impl);
                 RemoveAt(i);
-                return;
+                return true;
             }
         }
-        NS_FATAL_ERROR("aqmlab::EventHeap::Remove: no such event");
-    }
-
-    /// Install it as the simulator's scheduler (events already scheduled move over).
-    static void Install()
-    {
-        ns3::ObjectFactory factory;
-        factory.SetTypeId(GetTypeId());
-        ns3::Simulator::SetScheduler(factory);
+        return false;
     }
 
   private:
     static constexpr size_t kArity = 4;
-
-    static bool Before(const Event& a, const Event& b)
-    {
-        return a.key.m_ts < b.key.m_ts ||
-               (a.key.m_ts == b.key.m_ts && a.key.m_uid < b.key.m_uid);
-    }
 
     /// Move `ev`, which belongs at `i`, up to its place.
     void SiftUp(size_t i, const Event ev)
@@ -170,5 +158,256 @@ class EventHeap : public ns3::Scheduler
 
     std::vector<Event> m_heap;
 };
+
+/// The pending events as an implicit 4-ary min-heap on (time, uid) in one vector.
+class EventHeap : public ns3::Scheduler
+{
+  public:
+    static ns3::TypeId GetTypeId()
+    {
+        static ns3::TypeId tid = ns3::TypeId("aqmlab::EventHeap")
+                                     .SetParent<ns3::Scheduler>()
+                                     .SetGroupName("aqmlab")
+                                     .AddConstructor<EventHeap>();
+        return tid;
+    }
+
+    EventHeap()
+    {
+        m_heap.Reserve(1024);
+    }
+
+    void Insert(const Event& ev) override
+    {
+        m_heap.Push(ev);
+    }
+
+    bool IsEmpty() const override
+    {
+        return m_heap.Empty();
+    }
+
+    Event PeekNext() const override
+    {
+        return m_heap.Top();
+    }
+
+    Event RemoveNext() override
+    {
+        return m_heap.Pop();
+    }
+
+    void Remove(const Event& ev) override
+    {
+        if (!m_heap.Remove(ev))
+        {
+            NS_FATAL_ERROR("aqmlab::EventHeap::Remove: no such event");
+        }
+    }
+
+    /// Install it (or EventBuckets, below, unless AQMLAB_EVENT_BUCKETS=0) as the
+    /// simulator's scheduler (events already scheduled move over).
+    static void Install();
+
+  private:
+    QuadHeap m_heap;
+};
+
+/// The pending events in two tiers: those of the current time bucket (2^k time steps,
+/// ~0.5 ms) in a 4-ary heap, later ones unsorted in a ring of 4,096 buckets (~2.2 s) and
+/// the rest (TIME_WAIT's 120 s, FIN_WAIT_2's 60 s) in a second heap. An event reaches the
+/// first heap when simulated time reaches its bucket; every event in it is earlier than
+/// every event in the ring and the second heap, so RemoveNext returns the (time, uid)
+/// minimum of all, as EventHeap does, but sifts through a heap of the next half
+/// millisecond's events instead of all of them (12,000 on average in a two-way web run,
+/// most of them timers that expire, cancelled or not, seconds to minutes later).
+class EventBuckets : public ns3::Scheduler
+{
+  public:
+    static ns3::TypeId GetTypeId()
+    {
+        static ns3::TypeId tid = ns3::TypeId("aqmlab::EventBuckets")
+                                     .SetParent<ns3::Scheduler>()
+                                     .SetGroupName("aqmlab")
+                                     .AddConstructor<EventBuckets>();
+        return tid;
+    }
+
+    EventBuckets()
+        : m_shift(BucketShift()),
+          m_ring(kBuckets)
+    {
+        m_near.Reserve(1024);
+    }
+
+    void Insert(const Event& ev) override
+    {
+        ++m_count;
+        const uint64_t b = Bucket(ev);
+        if (b <= m_cur)
+        {
+            m_near.Push(ev);
+            return;
+        }
+        if (b < m_cur + kBuckets)
+        {
+            m_ring[b & kMask].push_back(ev);
+            ++m_inRing;
+        }
+        else
+        {
+            m_far.Push(ev);
+        }
+        if (m_near.Empty())
+        {
+            Advance(); // it was the only event
+        }
+    }
+
+    bool IsEmpty() const override
+    {
+        return m_count == 0;
+    }
+
+    Event PeekNext() const override
+    {
+        return m_near.Top(); // never empty while any event is pending
+    }
+
+    Event RemoveNext() override
+    {
+        const Event top = m_near.Pop();
+        --m_count;
+        if (m_near.Empty() && m_count > 0)
+        {
+            Advance();
+        }
+        return top;
+    }
+
+    void Remove(const Event& ev) override
+    {
+        const uint64_t b = Bucket(ev);
+        bool found = false;
+        if (b <= m_cur)
+        {
+            found = m_near.Remove(ev);
+        }
+        else if (b < m_cur + kBuckets)
+        {
+            auto& bucket = m_ring[b & kMask];
+            for (size_t i = 0; i < bucket.size(); ++i)
+            {
+                if (bucket[i].key.m_uid == ev.key.m_uid && bucket[i].key.m_ts == ev.key.m_ts)
+                {
+                    bucket[i] = bucket.back(); // a bucket's order does not matter
+                    bucket.pop_back();
+                    --m_inRing;
+                    found = true;
+                    break;
+                }
+            }
+        }
+        else
+        {
+            found = m_far.Remove(ev);
+        }
+        if (!found)
+        {
+            NS_FATAL_ERROR("aqmlab::EventBuckets::Remove: no such event");
+        }
+        --m_count;
+        if (m_near.Empty() && m_count > 0)
+        {
+            Advance();
+        }
+    }
+
+    /// Buckets moved into the first heap so far in this process (tests: the path was taken).
+    static uint64_t& Loads()
+    {
+        static uint64_t n = 0;
+        return n;
+    }
+
+  private:
+    static constexpr uint64_t kBuckets = 4096; // a power of two
+    static constexpr uint64_t kMask = kBuckets - 1;
+
+    /// log2 of a bucket's width in time steps: the largest power of two <= 1 ms.
+    static unsigned BucketShift()
+    {
+        const uint64_t ms = static_cast<uint64_t>(ns3::MilliSeconds(1).GetTimeStep());
+        unsigned k = 0;
+        while ((ms >> (k + 1)) != 0)
+        {
+            ++k;
+        }
+        return k;
+    }
+
+    uint64_t Bucket(const Event& ev) const
+    {
+        return ev.key.m_ts >> m_shift;
+    }
+
+    /// The first heap is empty and some event is pending: move to the next bucket that has
+    /// one, and its events (and the second heap's that now fall in the ring) to their tier.
+    void Advance()
+    {
+        while (m_near.Empty())
+        {
+            if (m_inRing == 0)
+            {
+                m_cur = Bucket(m_far.Top()); // the ring is empty: jump to the far events
+            }
+            else
+            {
+                ++m_cur;
+            }
+            while (!m_far.Empty() && Bucket(m_far.Top()) < m_cur + kBuckets)
+            {
+                const Event e = m_far.Pop();
+                const uint64_t b = Bucket(e);
+                if (b <= m_cur)
+                {
+                    m_near.Push(e);
+                }
+                else
+                {
+                    m_ring[b & kMask].push_back(e);
+                    ++m_inRing;
+                }
+            }
+            auto& bucket = m_ring[m_cur & kMask];
+            if (!bucket.empty())
+            {
+                m_inRing -= bucket.size();
+                for (const Event& e : bucket)
+                {
+                    m_near.Push(e);
+                }
+                bucket.clear();
+                ++Loads();
+            }
+        }
+    }
+
+    unsigned m_shift;
+    uint64_t m_cur = 0;    // the first heap holds every event of bucket <= m_cur
+    uint64_t m_count = 0;  // pending events, all tiers
+    uint64_t m_inRing = 0; // events in m_ring
+    QuadHeap m_near;
+    std::vector<std::vector<Event>> m_ring; // buckets m_cur+1 .. m_cur+kBuckets-1
+    QuadHeap m_far;                         // buckets from m_cur+kBuckets on
+};
+
+inline void
+EventHeap::Install()
+{
+    ns3::ObjectFactory factory;
+    factory.SetTypeId(EventBucketsEnabled() ? EventBuckets::GetTypeId() : GetTypeId());
+    ns3::Simulator::SetScheduler(factory);
+}
 
 } // namespace aqmlab
