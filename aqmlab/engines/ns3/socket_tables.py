@@ -30,18 +30,31 @@ from pathlib import Path
 from aqmlab.engines.ns3.interposer import Interposer
 
 __all__ = ["FUNCTIONS", "LIBRARY", "load", "active", "calls", "spf_index_calls",
-           "per_packet_memo_calls", "reset", "library_path"]
+           "per_packet_memo_calls", "queue_accessor_calls", "buffer_check_calls",
+           "address_accessor_calls",
+           "reset", "library_path"]
 
 #: The library: every member it replaces lives in libns3-internet or -network.
 LIBRARY = Interposer(
-    sources=("socket_tables.cc", "spf_index.cc", "per_packet_memo.cc"),
+    sources=("socket_tables.cc", "spf_index.cc", "per_packet_memo.cc", "queue_accessors.cc",
+             "buffer_checks.cc", "address_accessors.cc"),
     exports=('extern "C++" { ns3::TcpL4Protocol::*; ns3::Ipv4EndPointDemux::*; '
              "ns3::Ipv4EndPoint::SetPeer*; ns3::GlobalRoutingLSA::GetLinkRecord*; "
              "ns3::GlobalRouteManager::InitializeRoutes*; ns3::TcpOption::CreateOption*; "
              "ns3::DataRate::CalculateBytesTxTime*; ns3::DataRate::DataRate*; "
              "ns3::TcpTxBuffer::NextSeg*; ns3::TcpTxBuffer::ResetLastSegmentSent*; "
-             "ns3::Node::ChecksumEnabled*; }",
-             "aqmlab_socket_tables_*", "aqmlab_spf_index_*", "aqmlab_per_packet_memo_*"),
+             "ns3::Node::ChecksumEnabled*; ns3::Ipv4QueueDiscItem::GetSize*; "
+             "ns3::QueueItem::GetPacket*; ns3::Ipv4Header::GetSerializedSize*; "
+             "ns3::QueueSize::GetUnit*; ns3::QueueSize::GetValue*; ns3::QueueSize::QueueSize*; "
+             "ns3::Buffer::CheckInternalState*; "
+             "ns3::Buffer::Iterator::CheckNoZero*; ns3::Buffer::Iterator::Check*; "
+             "ns3::PacketMetadata::IsPointerOk*; ns3::Ipv4Address::Ipv4Address*; "
+             "ns3::Ipv4Address::Get*; ns3::Address::Address*; ns3::Ipv4Header::GetDestination*; "
+             "ns3::Ipv4Header::GetSource*; ns3::Ipv4Route::GetGateway*; "
+             "ns3::Ipv4Route::GetOutputDevice*; }",
+             "aqmlab_socket_tables_*", "aqmlab_spf_index_*", "aqmlab_per_packet_memo_*",
+             "aqmlab_queue_accessors_*", "aqmlab_buffer_checks_*",
+             "aqmlab_address_accessors_*"),
     modules=("internet", "network", "core"),
     switches=("AQMLAB_SOCKET_TABLES",),
     what="ns-3's O(n) socket bookkeeping stays",
@@ -62,7 +75,8 @@ def load(prefix: Path, version: str) -> bool:
     if not LIBRARY.load(prefix, version):
         return False
     for name in ("aqmlab_socket_tables_calls", "aqmlab_spf_index_calls",
-                 "aqmlab_per_packet_memo_calls"):
+                 "aqmlab_per_packet_memo_calls", "aqmlab_queue_accessors_calls",
+                 "aqmlab_buffer_checks_calls", "aqmlab_address_accessors_calls"):
         f = getattr(LIBRARY.lib, name)
         f.restype, f.argtypes = ctypes.c_uint64, [ctypes.c_int]
     return True
@@ -95,6 +109,25 @@ def per_packet_memo_calls() -> dict[str, int]:
     (``AQMLAB_NEXT_SEG=verify``) NextSeg answers that differed from ns-3's."""
     return _counters("aqmlab_per_packet_memo_calls",
                      ("options", "tx_times", "rates", "next_seg", "next_seg_disagreements"))
+
+
+def queue_accessor_calls() -> dict[str, int]:
+    """QueueSize::GetUnit calls answered by ``cpp/queue_accessors.cc`` in this process, and
+    whether its replacements are on (1)."""
+    return _counters("aqmlab_queue_accessors_calls", ("queue_size_units", "queue_accessors_on"))
+
+
+def buffer_check_calls() -> dict[str, int]:
+    """Buffer::CheckInternalState calls answered by ``cpp/buffer_checks.cc`` in this process,
+    and whether its replacements are on (1)."""
+    return _counters("aqmlab_buffer_checks_calls", ("buffer_checks", "buffer_checks_on"))
+
+
+def address_accessor_calls() -> dict[str, int]:
+    """Ipv4Header::GetDestination calls answered by ``cpp/address_accessors.cc`` in this
+    process, and whether its replacements are on (1)."""
+    return _counters("aqmlab_address_accessors_calls",
+                     ("header_destinations", "address_accessors_on"))
 
 
 def reset() -> None:
