@@ -4,8 +4,9 @@ Every ns-3 Object built (several per TCP connection, one per TCP option each tim
 is deserialized) walks its TypeIds and copies every attribute's description; every trace
 connection by name copies trace-source descriptions until the name matches. The library
 keeps both per TypeId, with the same outcome (see the C++ file for what is kept and when it
-is dropped). ``AQMLAB_FAST_CONSTRUCT=0`` / ``AQMLAB_TRACE_MEMO=0`` turn either off; with
-both off (or without g++) the library is not loaded.
+is dropped). ``AQMLAB_FAST_CONSTRUCT=0`` / ``AQMLAB_TRACE_MEMO=0`` turn either off. It also
+leaves a socket copy's TcpSocketState unconnected to forwarders nothing listens to
+(``AQMLAB_QUIET_TCB``). With all three off (or without g++) the library is not loaded.
 """
 
 from __future__ import annotations
@@ -20,14 +21,15 @@ __all__ = ["COUNTERS", "load", "active", "enabled", "calls", "reset"]
 LIBRARY = Interposer(
     sources=("object_memo.cc",),
     exports=('extern "C++" { ns3::ObjectBase::ConstructSelf*; '
-             "ns3::TypeId::SetAttributeInitialValue*; ns3::TypeId::LookupTraceSourceByName*; }",
+             "ns3::TypeId::SetAttributeInitialValue*; ns3::TypeId::LookupTraceSourceByName*; "
+             "ns3::ObjectBase::TraceConnectWithoutContext*; }",
              "aqmlab_object_memo_*"),
     modules=("core",),
-    switches=("AQMLAB_FAST_CONSTRUCT", "AQMLAB_TRACE_MEMO"),
+    switches=("AQMLAB_FAST_CONSTRUCT", "AQMLAB_TRACE_MEMO", "AQMLAB_QUIET_TCB"),
     what="ns-3's per-object attribute and trace-source scans stay")
 
 #: What aqmlab_object_memo_calls counts, in order.
-COUNTERS = ("construct", "memo_rebuilds", "trace_hits")
+COUNTERS = ("construct", "memo_rebuilds", "trace_hits", "quiet_tcb")
 
 
 def load(prefix: Path, version: str) -> bool:
@@ -50,10 +52,12 @@ def active() -> bool:
 
 
 def enabled() -> dict[str, bool]:
-    """Which of its two memos this process uses."""
+    """Which of its two memos this process uses, and whether sockets' copies skip their
+    TcpSocketState's forwarders (``quiet_tcb``)."""
     lib = LIBRARY.lib
     return {"fast_construct": bool(lib and lib.aqmlab_object_memo_enabled(0)),
-            "trace_memo": bool(lib and lib.aqmlab_object_memo_enabled(1))}
+            "trace_memo": bool(lib and lib.aqmlab_object_memo_enabled(1)),
+            "quiet_tcb": bool(lib and lib.aqmlab_object_memo_enabled(2))}
 
 
 def calls() -> dict[str, int]:

@@ -21,9 +21,21 @@
 //    (eleven per TCP socket), copies each trace source's information (four strings) until
 //    the name matches. A supported source found once is remembered per (TypeId, name).
 //
+//  * ObjectBase::TraceConnectWithoutContext: TcpSocketBase's constructors connect eleven of
+//    their TcpSocketState's traced values (CongestionWindow, BytesInFlight, RTT...) to
+//    forwarders that fire the socket's own trace sources of the same names (UpdateCwnd:
+//    m_cWndTrace(old, new)), each connection a lookup, a Callback stored in a list node,
+//    freed with the state (~1 % of a two-way web run, with the forwarding calls per ACK).
+//    Nothing in aqmlab connects to those eleven sources of a socket, so while
+//    AqmTcpSocket's copy constructor (a listener's Fork, a web client's socket from its
+//    prototype) runs TcpSocketBase's, the connections to its TcpSocketState are skipped
+//    (and reported made, as ns-3 would). The TcpSocketState's own sources stay connectable;
+//    a later lookup of one of the eleven on a socket type, once such a socket exists, stops
+//    the run with a message to set AQMLAB_QUIET_TCB=0 (the sources would never fire).
+//
 // The logging of the replaced functions (NS_LOG=ObjectBase, TypeId) is not reproduced.
-// AQMLAB_FAST_CONSTRUCT=0 and AQMLAB_TRACE_MEMO=0 keep ns-3's code (the library is not
-// loaded when both are 0).
+// AQMLAB_FAST_CONSTRUCT=0, AQMLAB_TRACE_MEMO=0 and AQMLAB_QUIET_TCB=0 keep ns-3's code (the
+// library is not loaded when all three are 0).
 #include "ns3/attribute-construction-list.h"
 #include "ns3/environment-variable.h"
 #include "ns3/fatal-error.h"
@@ -45,6 +57,9 @@ using namespace ns3;
 
 const bool g_fastConstruct = aqmlab::EnvSwitch("AQMLAB_FAST_CONSTRUCT", true);
 const bool g_traceMemo = aqmlab::EnvSwitch("AQMLAB_TRACE_MEMO", true);
+const bool g_quietTcbOn = aqmlab::EnvSwitch("AQMLAB_QUIET_TCB", true);
+int g_quietTcb = 0;      // raised by AqmTcpSocket's copy constructor around TcpSocketBase's
+bool g_anyQuiet = false; // a socket's TcpSocketState was left without its forwarders
 
 struct AttributeRec
 {
@@ -70,7 +85,38 @@ uint64_t g_generation = 1;  // bumped when any initial value changes
 std::vector<Chain> g_chains; // by TypeId uid
 std::unordered_map<uint64_t, std::unordered_map<std::string, Ptr<const TraceSourceAccessor>>>
     g_traceSources; // by TypeId uid
-uint64_t g_calls[3] = {0, 0, 0}; // ConstructSelf, its memo rebuilds, trace lookups answered
+// ConstructSelf, its memo rebuilds, trace lookups answered, TcpSocketState connections skipped
+uint64_t g_calls[4] = {0, 0, 0, 0};
+
+/// Whether `object` is a TcpSocketState (the type registered by libns3-internet).
+bool
+IsTcpSocketState(const ObjectBase& object)
+{
+    static const uint16_t uid = [] {
+        TypeId tid;
+        return TypeId::LookupByNameFailSafe("ns3::TcpSocketState", &tid) ? tid.GetUid()
+                                                                          : uint16_t(0);
+    }();
+    return uid != 0 && object.GetInstanceTypeId().GetUid() == uid;
+}
+
+/// The socket trace sources TcpSocketBase feeds from its TcpSocketState's values.
+bool
+ForwardedSocketSource(TypeId tid, const std::string& name)
+{
+    static const char* const names[] = {"PacingRate", "CongestionWindow",
+                                        "CongestionWindowInflated", "SlowStartThreshold",
+                                        "CongState", "EcnState", "NextTxSequence",
+                                        "HighestSequence", "BytesInFlight", "RTT", "LastRTT"};
+    bool listed = false;
+    for (const char* n : names)
+    {
+        listed = listed || name == n;
+    }
+    TypeId socket;
+    return listed && TypeId::LookupByNameFailSafe("ns3::TcpSocketBase", &socket) &&
+           (tid == socket || tid.IsChildOf(socket));
+}
 
 /// The TypeIds ConstructSelf visits for `tid` (it and its parents, up to ObjectBase), each
 /// with what ConstructSelf reads of its attributes.
@@ -109,16 +155,26 @@ ChainOf(TypeId tid)
 extern "C"
 {
     /// Calls in this process of ConstructSelf (0), memo rebuilds (1), trace lookups answered
-    /// from the memo (2).
+    /// from the memo (2), TcpSocketState connections skipped (3).
     uint64_t aqmlab_object_memo_calls(int which)
     {
-        return which >= 0 && which < 3 ? g_calls[which] : 0;
+        return which >= 0 && which < 4 ? g_calls[which] : 0;
     }
 
-    /// Whether ConstructSelf (0) / the trace-source lookup (1) use the memo.
+    /// Whether ConstructSelf (0) / the trace-source lookup (1) use the memo, whether
+    /// sockets' copies skip their TcpSocketState's forwarders (2).
     int aqmlab_object_memo_enabled(int which)
     {
-        return which == 0 ? g_fastConstruct : which == 1 ? g_traceMemo : 0;
+        return which == 0 ? g_fastConstruct : which == 1 ? g_traceMemo
+                                            : which == 2 ? g_quietTcbOn
+                                                         : 0;
+    }
+
+    /// The flag AqmTcpSocket's copy constructor raises around TcpSocketBase's (tcp_socket.h),
+    /// or null with AQMLAB_QUIET_TCB=0.
+    int* aqmlab_object_memo_quiet_tcb()
+    {
+        return g_quietTcbOn ? &g_quietTcb : nullptr;
     }
 
     /// Forget every memo (between simulations; they would stay valid, this frees them).
@@ -202,9 +258,32 @@ ObjectBase::ConstructSelf(const AttributeConstructionList& attributes)
     NotifyConstructionCompleted();
 }
 
+bool
+ObjectBase::TraceConnectWithoutContext(std::string name, const CallbackBase& cb)
+{
+    using Fn = bool (ObjectBase::*)(std::string, const CallbackBase&);
+    static const Fn next = aqmlab::NextMember<Fn>(
+        "_ZN3ns310ObjectBase26TraceConnectWithoutContextENSt7__cxx1112basic_stringIcSt11char_"
+        "traitsIcESaIcEEERKNS_12CallbackBaseE");
+    if (g_quietTcb != 0 && IsTcpSocketState(*this))
+    {
+        // TcpSocketBase's constructor, connecting a value of its state to its forwarder
+        g_anyQuiet = true;
+        ++g_calls[3];
+        return true; // as ns-3: the source exists
+    }
+    return (this->*next)(std::move(name), cb);
+}
+
 Ptr<const TraceSourceAccessor>
 TypeId::LookupTraceSourceByName(std::string name) const
 {
+    if (g_anyQuiet && ForwardedSocketSource(*this, name))
+    {
+        NS_FATAL_ERROR("aqmlab: trace source " << name << " of " << GetName()
+                                               << " is not fed (AQMLAB_QUIET_TCB): set "
+                                                  "AQMLAB_QUIET_TCB=0 to trace it");
+    }
     TraceSourceInformation info;
     if (!g_traceMemo)
     {

@@ -25,6 +25,7 @@
 #include "ns3/rng-seed-manager.h"
 
 #include <algorithm>
+#include <dlfcn.h>
 #include <array>
 #include <cmath>
 #include <cstdio>
@@ -103,6 +104,23 @@ struct TcpTrace
 /// (~2 % of a bulk run); the timer changes a few times per connection. Same double, same
 /// Time.
 AQMLAB_SWITCH(RtoMemo, EnvSwitch("AQMLAB_RTO_MEMO", true))
+
+/// The flag with which AqmTcpSocket's copy constructor asks the object-memo library
+/// (cpp/object_memo.cc, AQMLAB_QUIET_TCB) to skip TcpSocketBase's eleven connections of its
+/// TcpSocketState's traced values to the socket's forwarders (UpdateCwnd and the like,
+/// which only fire the socket's own trace sources of the same names; nothing in aqmlab
+/// connects to those): null when the library is not loaded or the switch is 0. Same
+/// state, same sends; the socket's eleven forwarded trace sources are left unfed (the
+/// library stops a run that looks one up).
+inline int*
+QuietTcbFlag()
+{
+    static int* const flag = []() -> int* {
+        void* f = dlsym(RTLD_DEFAULT, "aqmlab_object_memo_quiet_tcb");
+        return f != nullptr ? reinterpret_cast<int* (*)()>(f)() : nullptr;
+    }();
+    return flag;
+}
 
 class AqmTcpSocket : public TcpSocketBase, public HoldListener
 {
@@ -357,7 +375,7 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     }
 
     AqmTcpSocket(const AqmTcpSocket& other)
-        : TcpSocketBase(other),
+        : TcpSocketBase(QuietCopyOf(other)),
           m_fullTcpAcks(other.m_fullTcpAcks),
           m_ectRetransmissions(other.m_ectRetransmissions),
           m_ignoreDupSyn(other.m_ignoreDupSyn),
@@ -392,7 +410,22 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
           m_sackWanted(other.m_sackWanted),
           m_stats(nullptr)
     {
+        if (int* quiet = QuietTcbFlag())
+        {
+            *quiet = 0;
+        }
         Live().insert(this);
+    }
+
+    /// `other`, the flag of QuietTcbFlag raised (TcpSocketBase's copy constructor runs next;
+    /// the body of AqmTcpSocket's lowers it).
+    static const TcpSocketBase& QuietCopyOf(const AqmTcpSocket& other)
+    {
+        if (int* quiet = QuietTcbFlag())
+        {
+            *quiet = 1;
+        }
+        return other;
     }
 
     ~AqmTcpSocket() override
