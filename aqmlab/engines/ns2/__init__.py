@@ -24,7 +24,9 @@ Where the columns come from, and what ns-2 cannot give:
 - Per-flow drops, ack drops and marks: from drop traces ("d" queue drops, "e" RED early
   drops) and, with ECN, dequeue traces of the probed queues, joined on the flow id
   (``fid_`` = flow index). A packet marked upstream counts as a mark only at the first
-  probed queue that sends it with CE.
+  probed queue that sends it with CE; a packet RED marks and the full queue then drops
+  (red.cc: ``drop_early()`` sets CE, then ``qlen >= qlim`` forces the drop) counts as a
+  mark and a drop, as ns-3 counts RED's Mark before its overflow drop.
 - Queues: ``QueueMonitor/ED`` on each probed queue (arrivals and drops counted at the
   link's entry, departures when the link takes a packet, so ``pkts_`` is the waiting
   packets, as ns-3's disc + device queue), integrals from its ``Integrator`` objects. ns-2

@@ -8,7 +8,7 @@ ns-2 counts differently the module docstring of :mod:`aqmlab.engines.ns2` says h
 from __future__ import annotations
 
 from collections.abc import Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 
 import numpy as np
@@ -158,6 +158,21 @@ def split_time(ev: Events, warm: float | None):
     return everything, before
 
 
+def joined(*evs: Events) -> Events:
+    """The rows of several traces as one."""
+    return Events(**{f.name: np.concatenate([getattr(e, f.name) for e in evs])
+                     for f in fields(Events)})
+
+
+def ce_sightings(deque: Events, drops: Events) -> Events:
+    """Departures from the probed queues and drops at them, in one: a packet RED marks and
+    the full queue then drops (red.cc ``enque``: ``drop_early()`` sets CE, then ``qlen >=
+    qlim`` makes the drop forced) is seen CE-marked only in the drop trace."""
+    at_probe = drops.probe >= 0
+    return joined(deque, Events(**{f.name: getattr(drops, f.name)[at_probe]
+                                   for f in fields(Events)}))
+
+
 def first_marks(deque: Events) -> np.ndarray:
     """Rows where a packet is seen CE-marked for the first time (the marking probe)."""
     ce = np.flatnonzero(deque.ce)
@@ -197,9 +212,10 @@ def queue_columns(workdir: Path, probes: Probes, meta: Meta, drops: Events,
         out["ect_drops"] = count_by(drops.probe, n, mask & drops.ect)
         out["ect_unforced_drops"] = count_by(drops.probe, n, mask & drops.ect & drops.early)
     if ecn and deque is not None:
-        marked = first_marks(deque)
-        for out, mask in zip((end, warm), split_time(deque, meta.warm_s), strict=True):
-            out["marks"] = count_by(deque.probe, n, mask & marked)
+        seen = ce_sightings(deque, drops)
+        marked = first_marks(seen)
+        for out, mask in zip((end, warm), split_time(seen, meta.warm_s), strict=True):
+            out["marks"] = count_by(seen.probe, n, mask & marked)
     for p, cfg in enumerate(probes.configs):
         if cfg.red:
             ave = read_ave(workdir / f"ave{p}.tr")
@@ -351,9 +367,10 @@ def parse_run(workdir: Path, plan: Plan, web_result=None) -> RawRun:
         syn = count_by(drops.fid, n, mask & drops.syn & (drops.probe >= 0))[:nb]
         out["timeouts"][:nb] = np.maximum(out["timeouts"][:nb] - syn, 0)
     if deque is not None:
-        marked = first_marks(deque)
-        for out, mask in zip((end, warm), split_time(deque, meta.warm_s), strict=True):
-            out["marks"] = count_by(deque.fid, n, mask & marked & deque.data)
+        seen = ce_sightings(deque, drops)
+        marked = first_marks(seen)
+        for out, mask in zip((end, warm), split_time(seen, meta.warm_s), strict=True):
+            out["marks"] = count_by(seen.fid, n, mask & marked & seen.data)
     times, ser = series(probes, samples)
     raw = RawRun(flows=end, flows_warm=warm, flow_info=info, queues=qend, queues_warm=qwarm,
                  probe_names=probes.names, link_bytes=bdep[1], link_bytes_warm=bdep[0],
