@@ -190,8 +190,9 @@ def first_marks(deque: Events) -> np.ndarray:
 
 
 def queue_columns(workdir: Path, probes: Probes, meta: Meta, drops: Events,
-                  deque: Events | None, samples: np.ndarray, ecn: bool):
-    """(end, warm) dicts of QUEUE_COLUMNS arrays, and (end, warm) departed bytes."""
+                  seen: Events | None, samples: np.ndarray, ecn: bool):
+    """(end, warm) dicts of QUEUE_COLUMNS arrays, and (end, warm) departed bytes; ``seen``:
+    the probed queues' departures and drops (:func:`probe_sightings`), with ECN."""
     n = len(probes.names)
     rows = read_rows(workdir / "queues.txt", 14)
     end = {c: np.zeros(n) for c in QUEUE_COLUMNS}
@@ -214,8 +215,7 @@ def queue_columns(workdir: Path, probes: Probes, meta: Meta, drops: Events,
         out["ack_only_drops"] = count_by(drops.probe, n, mask & ~drops.data & ~drops.syn)
         out["ect_drops"] = count_by(drops.probe, n, mask & drops.ect)
         out["ect_unforced_drops"] = count_by(drops.probe, n, mask & drops.ect & drops.early)
-    if ecn and deque is not None:
-        seen = probe_sightings(deque, drops)
+    if ecn and seen is not None:
         marked = first_marks(seen)
         for out, mask in zip((end, warm), split_time(seen, meta.warm_s), strict=True):
             out["marks"] = count_by(seen.probe, n, mask & marked)
@@ -374,8 +374,8 @@ def parse_run(workdir: Path, plan: Plan, web_result=None) -> RawRun:
     ecn = any(c.ecn for c in probes.configs)
     deque = Events.of(read_trace(workdir / "deque.tr", tcp_header=False), probes, rows_of,
                       hdr) if ecn else None
-    qend, qwarm, bdep = queue_columns(workdir, probes, meta, drops, deque, samples, ecn)
     seen = probe_sightings(deque, drops) if deque is not None else None
+    qend, qwarm, bdep = queue_columns(workdir, probes, meta, drops, seen, samples, ecn)
     end, warm = flow_columns(workdir, plan, meta.warm_s, seen)
     info = {
         "src": np.array([f.src for f in plan.flows], float),
