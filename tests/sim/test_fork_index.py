@@ -7,17 +7,13 @@ peer) ns-3 answers by scanning every endpoint of the node; with the index it loo
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
-import pandas as pd
 import pytest
 
 from aqmlab.scenario import Scenario
-from tests.sim.identical import TABLES, TIMING
+from tests.sim.identical import assert_same, simulate_in_child
 
 pytestmark = pytest.mark.ns3
 EXAMPLES = Path(__file__).parents[2] / "examples"
@@ -57,18 +53,6 @@ def test_two_way_web_identical_without_the_fork_index(simulate, tmp_path):
         pytest.skip("socket-tables library not loaded (no g++ or AQMLAB_SOCKET_TABLES=0)")
     sc = two_way_web()
     fast = simulate(sc)
-    toml = tmp_path / "web.toml"
-    sc.save(toml)
-    out = tmp_path / "off"
-    subprocess.run([sys.executable, "-m", "aqmlab", "run", str(toml), "--out", str(out),
-                    "--in-process"], check=True, cwd=tmp_path, capture_output=True, text=True,
-                   env={**os.environ, "AQMLAB_FORK_INDEX": "0"})
-    meta = json.loads((out / "meta.json").read_text())
-    assert meta["events"] == fast.meta["events"]
+    scan, _ = simulate_in_child(sc, tmp_path, "off", {"AQMLAB_FORK_INDEX": "0"})
     assert len(fast.requests) > 2000 and fast.queues.drops.sum() > 0
-    for name in TABLES:
-        pd.testing.assert_frame_equal(pd.read_parquet(out / f"{name}.parquet"),
-                                      getattr(fast, name), check_exact=True)
-    pd.testing.assert_frame_equal(
-        pd.read_parquet(out / "summary.parquet").drop(columns=TIMING, errors="ignore"),
-        fast.summary.drop(columns=TIMING, errors="ignore"), check_exact=True)
+    assert_same(scan, fast)

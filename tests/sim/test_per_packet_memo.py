@@ -1,20 +1,17 @@
 """TCP options built directly and transmission times remembered
 (aqmlab/engines/ns3/cpp/per_packet_memo.cc, in the socket-tables library) change speed, never
 results: the wheel's header deserialization and point-to-point devices go through them, and
-a process without them (AQMLAB_FAST_OPTIONS=0 AQMLAB_TX_TIME_MEMO=0) simulates the same run."""
+a process without them (AQMLAB_FAST_OPTIONS=0 AQMLAB_TX_TIME_MEMO=0) takes neither and
+simulates the same run."""
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
-import pandas as pd
 import pytest
 
 from aqmlab.scenario import Scenario
+from tests.sim.identical import assert_same, simulate_in_child
 
 pytestmark = pytest.mark.ns3
 EXAMPLES = Path(__file__).parents[2] / "examples"
@@ -38,13 +35,7 @@ def test_identical_without_the_memo(simulate, tmp_path):
     # options of every deserialized header; a transmission time per packet sent on a link
     assert grew["options"] > fast.meta["events"] / 10
     assert grew["tx_times"] > fast.meta["events"] / 10
-    toml = tmp_path / "browsing.toml"
-    browsing().save(toml)
-    out = tmp_path / "off"
-    subprocess.run([sys.executable, "-m", "aqmlab", "run", str(toml), "--out", str(out),
-                    "--in-process"], check=True, cwd=tmp_path, capture_output=True, text=True,
-                   env={**os.environ, "AQMLAB_FAST_OPTIONS": "0", "AQMLAB_TX_TIME_MEMO": "0"})
-    assert json.loads((out / "meta.json").read_text())["events"] == fast.meta["events"]
-    for name in ("flows", "queues", "queue_ts", "links", "requests"):
-        pd.testing.assert_frame_equal(pd.read_parquet(out / f"{name}.parquet"),
-                                      getattr(fast, name), check_exact=True)
+    slow, off = simulate_in_child(browsing(), tmp_path, "off",
+                                  {"AQMLAB_FAST_OPTIONS": "0", "AQMLAB_TX_TIME_MEMO": "0"})
+    assert off["active"] and off["options"] == 0 and off["tx_times"] == 0  # the old paths ran
+    assert_same(slow, fast)

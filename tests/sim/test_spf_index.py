@@ -5,16 +5,12 @@ same run."""
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
-import pandas as pd
 import pytest
 
 from aqmlab.scenario import Scenario
+from tests.sim.identical import assert_same, simulate_in_child
 
 pytestmark = pytest.mark.ns3
 EXAMPLES = Path(__file__).parents[2] / "examples"
@@ -36,13 +32,5 @@ def test_routes_identical_without_the_index(simulate, tmp_path):
     fast = simulate(parking_lot())
     after = socket_tables.spf_index_calls()
     assert after["records"] - before["records"] > 100  # the SPF read its records here
-    toml = tmp_path / "lot.toml"
-    parking_lot().save(toml)
-    out = tmp_path / "off"
-    subprocess.run([sys.executable, "-m", "aqmlab", "run", str(toml), "--out", str(out),
-                    "--in-process"], check=True, cwd=tmp_path, capture_output=True, text=True,
-                   env={**os.environ, "AQMLAB_SPF_INDEX": "0"})
-    assert json.loads((out / "meta.json").read_text())["events"] == fast.meta["events"]
-    for name in ("flows", "queues", "queue_ts", "links"):
-        pd.testing.assert_frame_equal(pd.read_parquet(out / f"{name}.parquet"),
-                                      getattr(fast, name), check_exact=True)
+    scan, _ = simulate_in_child(parking_lot(), tmp_path, "off", {"AQMLAB_SPF_INDEX": "0"})
+    assert_same(scan, fast)

@@ -174,11 +174,13 @@ def test_cwr_flag_is_ns2s_next_segment_for_one_way_agents_only():
 @pytest.mark.parametrize(("field", "attr", "ns2", "ns3"), [
     ("ecn_cwnd_floor", "EcnWindowBelowOne", "none", "one_segment"),
     ("ecn_response", "EcnPastRecover", "past_recover", "outside_cwr"),
-    ("ecn_dupack", "EcnOnDupAck", "answered", "ignored")])
+    ("ecn_dupack", "EcnOnDupAck", "answered", "ignored"),
+    ("ecn_ce_marks", "EveryCeMark", "every", "newer_only")])
 def test_ecn_floor_and_response_are_ns2s_for_one_way_agents_only(field, attr, ns2, ns3):
-    """ns-2's one-way agents let an ECN cut go below one segment (then wait for the timer)
-    and answer no echo up to the last fast retransmit's highest segment; web connections
-    (Full-TCP, not traced) and the other variants keep ns-3's."""
+    """ns-2's one-way agents let an ECN cut go below one segment (then wait for the timer),
+    answer no echo up to the last fast retransmit's highest segment, and their sink echoes
+    every CE-marked segment; web connections (Full-TCP, not traced) and the other variants
+    keep ns-3's."""
     assert attrs(Tcp(ecn=True))[attr] == "true"
     assert attrs(Tcp(ecn=True), one_way=False)[attr] == "false"
     assert attrs(Tcp(ecn=True, **{field: ns3}))[attr] == "false"

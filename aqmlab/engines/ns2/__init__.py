@@ -13,7 +13,9 @@ Where the columns come from, and what ns-2 cannot give:
 - Flows (bulk, transfers): the sender's ``ndatapack_`` (minus packet 0, ns-2's 40-byte
   ``syn_`` packet, which carries no payload), ``ndatabytes_``, ``nrexmitpack_``;
   timeouts: the TIMEOUT events of the agents' event trace (``nrexmit_`` leaves out those
-  during recovery from an ECN echo), minus the flow's packet-0 drops (each costs one
+  during recovery from an ECN echo) with data outstanding (at int(cwnd_) 0, an ECN-halved
+  window's wait, only when the packet sent next had been seen at a probed queue before:
+  :func:`.parse.read_timeouts`), minus the flow's packet-0 drops (each costs one
   timeout, and aqmlab counts data timeouts only); ``necnresponses_`` (ECN reductions);
   fast recoveries = ``ncwndcuts1_`` - ECN reductions - TIMEOUT events (every other
   window cut); ``cwr_recoveries`` is 0 (ns-2's Reno
@@ -24,7 +26,9 @@ Where the columns come from, and what ns-2 cannot give:
 - Per-flow drops, ack drops and marks: from drop traces ("d" queue drops, "e" RED early
   drops) and, with ECN, dequeue traces of the probed queues, joined on the flow id
   (``fid_`` = flow index). A packet marked upstream counts as a mark only at the first
-  probed queue that sends it with CE.
+  probed queue that sends it with CE; a packet RED marks and the full queue then drops
+  (red.cc: ``drop_early()`` sets CE, then ``qlen >= qlim`` forces the drop) counts as a
+  mark and a drop, as ns-3 counts RED's Mark before its overflow drop.
 - Queues: ``QueueMonitor/ED`` on each probed queue (arrivals and drops counted at the
   link's entry, departures when the link takes a packet, so ``pkts_`` is the waiting
   packets, as ns-3's disc + device queue), integrals from its ``Integrator`` objects. ns-2

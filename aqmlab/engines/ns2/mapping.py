@@ -96,7 +96,8 @@ TCP (one-way agents for bulk flows and transfers, Full-TCP for web connections):
   ``rtt_sampling``, ``rto_clock``, ``rto_backoff_reset``, ``rto_restart``,
   ``timeout_ssthresh``, ``fast_retransmit_guard``, ``ca_increase``, ``reno_window``,
   ``dupacks_after_timeout``, ``increase_per_ack``, ``ecn_window``, ``ecn_cwnd_floor``,
-  ``ecn_response``, ``ecn_dupack``, ``cwr_flag``, ``last_segment``, ``transfer_close``) are how
+  ``ecn_response``, ``ecn_dupack``, ``cwr_flag``, ``ecn_ce_marks``, ``last_segment``,
+  ``transfer_close``) are how
   ns-2's agents work, with nothing to set: "auto" is their behaviour (the one-way agents' for bulk flows and transfers, Full-TCP's for web
   connections), and any other value is refused (:mod:`aqmlab.engines.ns2.support`).
   ``bugFix_`` stays on.

@@ -8,7 +8,7 @@ ns-2 counts differently the module docstring of :mod:`aqmlab.engines.ns2` says h
 from __future__ import annotations
 
 from collections.abc import Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 
 import numpy as np
@@ -118,6 +118,7 @@ class Events:
     ce: np.ndarray
     early: np.ndarray
     uid: np.ndarray
+    seqno: np.ndarray
 
     @classmethod
     def of(cls, tr: pd.DataFrame, probes: Probes, rows_of, hdr_of_row: np.ndarray) -> Events:
@@ -142,6 +143,7 @@ class Events:
             ce=flags.str[4].to_numpy() == "E",
             early=tr["ev"].astype(str).to_numpy() == "e",
             uid=tr["uid"].to_numpy(dtype=np.int64),
+            seqno=tr["seqno"].to_numpy(dtype=np.int64),
         )
 
 
@@ -158,6 +160,22 @@ def split_time(ev: Events, warm: float | None):
     return everything, before
 
 
+def joined(*evs: Events) -> Events:
+    """The rows of several traces as one."""
+    return Events(**{f.name: np.concatenate([getattr(e, f.name) for e in evs])
+                     for f in fields(Events)})
+
+
+def probe_sightings(deque: Events, drops: Events) -> Events:
+    """Departures from the probed queues and drops at them, in one (with ECN, when the
+    departures are traced). A packet RED marks and the full queue then drops (red.cc
+    ``enque``: ``drop_early()`` sets CE, then ``qlen >= qlim`` makes the drop forced) is
+    seen CE-marked only in the drop trace."""
+    at_probe = drops.probe >= 0
+    return joined(deque, Events(**{f.name: getattr(drops, f.name)[at_probe]
+                                   for f in fields(Events)}))
+
+
 def first_marks(deque: Events) -> np.ndarray:
     """Rows where a packet is seen CE-marked for the first time (the marking probe)."""
     ce = np.flatnonzero(deque.ce)
@@ -172,8 +190,9 @@ def first_marks(deque: Events) -> np.ndarray:
 
 
 def queue_columns(workdir: Path, probes: Probes, meta: Meta, drops: Events,
-                  deque: Events | None, samples: np.ndarray, ecn: bool):
-    """(end, warm) dicts of QUEUE_COLUMNS arrays, and (end, warm) departed bytes."""
+                  seen: Events | None, samples: np.ndarray, ecn: bool):
+    """(end, warm) dicts of QUEUE_COLUMNS arrays, and (end, warm) departed bytes; ``seen``:
+    the probed queues' departures and drops (:func:`probe_sightings`), with ECN."""
     n = len(probes.names)
     rows = read_rows(workdir / "queues.txt", 14)
     end = {c: np.zeros(n) for c in QUEUE_COLUMNS}
@@ -196,10 +215,10 @@ def queue_columns(workdir: Path, probes: Probes, meta: Meta, drops: Events,
         out["ack_only_drops"] = count_by(drops.probe, n, mask & ~drops.data & ~drops.syn)
         out["ect_drops"] = count_by(drops.probe, n, mask & drops.ect)
         out["ect_unforced_drops"] = count_by(drops.probe, n, mask & drops.ect & drops.early)
-    if ecn and deque is not None:
-        marked = first_marks(deque)
-        for out, mask in zip((end, warm), split_time(deque, meta.warm_s), strict=True):
-            out["marks"] = count_by(deque.probe, n, mask & marked)
+    if ecn and seen is not None:
+        marked = first_marks(seen)
+        for out, mask in zip((end, warm), split_time(seen, meta.warm_s), strict=True):
+            out["marks"] = count_by(seen.probe, n, mask & marked)
     for p, cfg in enumerate(probes.configs):
         if cfg.red:
             ave = read_ave(workdir / f"ave{p}.tr")
@@ -241,20 +260,26 @@ def series(probes: Probes, samples: np.ndarray):
     return times, out
 
 
-def read_timeouts(workdir: Path, n: int, warm_s: float | None) -> tuple[np.ndarray, np.ndarray]:
+def read_timeouts(workdir: Path, n: int, warm_s: float | None,
+                  seen: Events | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Retransmission timeouts per bulk flow/transfer, (all, up to the warm-up), from the
     agents' event trace: every expiry, also those ns-2's ``nrexmit_`` leaves out (during
     recovery from an ECN echo), but not those with nothing outstanding: a finished
     transfer's timer keeps expiring every RTO, and an ECN echo that halves cwnd below one
     segment makes the sender wait for the timer before it sends again (RFC 3168; the
-    event's window field, int(cwnd_), is then 0)."""
+    event's window field, int(cwnd_), is then 0). A timeout at int(cwnd_) 0 with data
+    outstanding (an echo halved a timeout's window 1 -> 0.5 while older segments were
+    unacknowledged, then the timer expired again) is one: ``seen`` (data departures and
+    drops at the probed queues, :func:`probe_sightings`) tells them apart, as such a
+    timeout resends a segment seen before, where the wait sends a new one."""
     path = workdir / "events.tr"
     end, warm = np.zeros(n), np.zeros(n)
     if not path.exists() or path.stat().st_size == 0:
         return end, warm
     ev = pd.read_csv(path, sep=r"\s+", header=None, usecols=[1, 5, 6, 8],
                      names=["time", "event", "fid", "cwnd"])
-    to = ev[(ev.event == "TIMEOUT") & (ev.fid >= 0) & (ev.fid < n) & (ev.cwnd >= 1)]
+    to = ev[(ev.event == "TIMEOUT") & (ev.fid >= 0) & (ev.fid < n)]
+    to = to[(to.cwnd >= 1).to_numpy() | _resends(to, seen)]
     done = read_done(workdir, n)[to.fid.to_numpy(dtype=np.int64)]
     to = to[(done < 0) | (to.time.to_numpy(dtype=float) <= done)]
     fid = to.fid.to_numpy(dtype=np.int64)
@@ -265,11 +290,33 @@ def read_timeouts(workdir: Path, n: int, warm_s: float | None) -> tuple[np.ndarr
     return end, warm
 
 
-def flow_columns(workdir: Path, plan: Plan, warm_s: float | None = None):
-    """(end, warm) dicts of the bulk/transfer flows' sender and sink counters."""
+def _resends(to: pd.DataFrame, seen: Events | None) -> np.ndarray:
+    """Per TIMEOUT row: at int(cwnd_) 0, whether the flow's first data packet seen at a
+    probed queue after it carries a seqno seen there before it (a retransmission: data was
+    outstanding); False where nothing tells (no probed queue, no packet after)."""
+    out = np.zeros(len(to), bool)
+    if seen is None:
+        return out
+    for k, (t, fid, cwnd) in enumerate(zip(to.time.to_numpy(dtype=float),
+                                           to.fid.to_numpy(dtype=np.int64),
+                                           to.cwnd.to_numpy(), strict=True)):
+        if cwnd >= 1:
+            continue
+        mine = (seen.fid == fid) & seen.data
+        after = mine & (seen.time > t)
+        if after.any():
+            first = seen.seqno[after][np.argmin(seen.time[after])]
+            out[k] = bool((mine & (seen.time <= t) & (seen.seqno == first)).any())
+    return out
+
+
+def flow_columns(workdir: Path, plan: Plan, warm_s: float | None = None,
+                 seen: Events | None = None):
+    """(end, warm) dicts of the bulk/transfer flows' sender and sink counters; ``seen``:
+    see :func:`read_timeouts`."""
     nb = len(plan.flows)
     rows = read_rows(workdir / "flows.txt", 9)
-    timeouts = read_timeouts(workdir, nb, warm_s)
+    timeouts = read_timeouts(workdir, nb, warm_s, seen)
     mss = np.array([f.tcp.mss for f in plan.flows], float)
     wire = mss + np.array([mapping.header_bytes(f.tcp) for f in plan.flows], float)
     size = np.array([f.size_bytes for f in plan.flows], float)
@@ -327,8 +374,9 @@ def parse_run(workdir: Path, plan: Plan, web_result=None) -> RawRun:
     ecn = any(c.ecn for c in probes.configs)
     deque = Events.of(read_trace(workdir / "deque.tr", tcp_header=False), probes, rows_of,
                       hdr) if ecn else None
-    qend, qwarm, bdep = queue_columns(workdir, probes, meta, drops, deque, samples, ecn)
-    end, warm = flow_columns(workdir, plan, meta.warm_s)
+    seen = probe_sightings(deque, drops) if deque is not None else None
+    qend, qwarm, bdep = queue_columns(workdir, probes, meta, drops, seen, samples, ecn)
+    end, warm = flow_columns(workdir, plan, meta.warm_s, seen)
     info = {
         "src": np.array([f.src for f in plan.flows], float),
         "dst": np.array([f.dst for f in plan.flows], float),
@@ -350,10 +398,10 @@ def parse_run(workdir: Path, plan: Plan, web_result=None) -> RawRun:
         # aqmlab counts data timeouts only: one per packet-0 drop of a bulk flow.
         syn = count_by(drops.fid, n, mask & drops.syn & (drops.probe >= 0))[:nb]
         out["timeouts"][:nb] = np.maximum(out["timeouts"][:nb] - syn, 0)
-    if deque is not None:
-        marked = first_marks(deque)
-        for out, mask in zip((end, warm), split_time(deque, meta.warm_s), strict=True):
-            out["marks"] = count_by(deque.fid, n, mask & marked & deque.data)
+    if seen is not None:
+        marked = first_marks(seen)
+        for out, mask in zip((end, warm), split_time(seen, meta.warm_s), strict=True):
+            out["marks"] = count_by(seen.fid, n, mask & marked & seen.data)
     times, ser = series(probes, samples)
     raw = RawRun(flows=end, flows_warm=warm, flow_info=info, queues=qend, queues_warm=qwarm,
                  probe_names=probes.names, link_bytes=bdep[1], link_bytes_warm=bdep[0],

@@ -144,7 +144,8 @@ def _mechanisms(t: Tcp, full_tcp: bool, fail) -> None:
         if m.field in ("handshake_ack", "syn_options", "synack_retry",
                        "syn_timeout_ssthresh") and full_tcp:
             continue  # Full-TCP's handshake is not modelled either way
-        if m.field in ("ecn_cwnd_floor", "ecn_response", "ecn_dupack") and full_tcp:
+        if m.field in ("ecn_cwnd_floor", "ecn_response", "ecn_dupack",
+                       "ecn_ce_marks") and full_tcp:
             continue  # Full-TCP's is not traced: web keeps ns-3's
         if m.field == "cwr_flag" and full_tcp:
             continue  # Full-TCP's (foutput: next_segment) is not traced: web keeps ns-3's

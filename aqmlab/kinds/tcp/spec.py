@@ -135,6 +135,8 @@ class Tcp(Spec):
       retransmit); ``ecn_dupack`` "ignored" | "answered" (ns-2 answers an ECN-Echo on a
       duplicate ACK as on a new one); ``cwr_flag`` "new_data" | "next_segment"
       (ns-2 sets CWR on the first segment after any window cut, a retransmission too);
+      ``ecn_ce_marks`` "newer_only" | "every" (ns-2's sink echoes every CE-marked
+      segment, a retransmission below an earlier mark or a duplicate too);
       ``delack_sink`` "ns3" | "ns2" (with delayed
       ACKs, ns-2's one-way DelAck sink holds a duplicate of the last in-order segment and
       the first data segment, and any immediate ACK ends a hold); ``handshake_ack``
@@ -198,6 +200,7 @@ class Tcp(Spec):
     ecn_response: str = "auto"
     ecn_dupack: str = "auto"
     cwr_flag: str = "auto"
+    ecn_ce_marks: str = "auto"
     delack_sink: str = "auto"
     handshake_ack: str = "auto"
     syn_options: str = "auto"

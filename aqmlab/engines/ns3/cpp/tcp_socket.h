@@ -298,6 +298,16 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
                               BooleanValue(false),
                               MakeBooleanAccessor(&AqmTcpSocket::m_cwrNextSegment),
                               MakeBooleanChecker())
+                .AddAttribute("EveryCeMark",
+                              "With ECN, the receiver echoes every CE-marked segment, a "
+                              "retransmission of data below an earlier mark too (ns-2's "
+                              "sink: TcpSink::ack sets ecn_unacked_ for any ECT packet with "
+                              "CE, after a CWR has cleared it); false: ns-3, whose "
+                              "ForwardUp counts a CE mark only on a segment beyond the last "
+                              "CE-marked one (m_ecnCESeq; see \"Every CE mark\")",
+                              BooleanValue(false),
+                              MakeBooleanAccessor(&AqmTcpSocket::m_everyCeMark),
+                              MakeBooleanChecker())
                 .AddAttribute("Ns2DelAckSink",
                               "With delayed ACKs (DelAckCount 2, per-segment rule): ns-2's "
                               "DelAckSink, which holds an in-order segment (the first one "
@@ -399,6 +409,7 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
           m_ecnPastRecover(other.m_ecnPastRecover),
           m_ecnDupAck(other.m_ecnDupAck),
           m_cwrNextSegment(other.m_cwrNextSegment),
+          m_everyCeMark(other.m_everyCeMark),
           m_ns2DelAck(other.m_ns2DelAck),
           m_ackWithData(other.m_ackWithData),
           m_bareSyn(other.m_bareSyn),
@@ -572,6 +583,72 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         {
             RegisterFastOnce();
         }
+        if (m_everyCeMark && m_endPoint != nullptr)
+        {
+            // the accepted socket receives the data: its arrivals pass EveryCeForwardUp
+            m_endPoint->SetRxCallback(
+                MakeCallback(&AqmTcpSocket::EveryCeForwardUp, Ptr<AqmTcpSocket>(this)));
+        }
+    }
+
+    // ---- Every CE mark (ns-2's sink) ------------------------------------------------------
+    // ns-2.35's sink (TcpSink::ack, tcp-sink.cc) decides every ACK's ECN-Echo the same way:
+    // a CWR on the held or the arriving packet clears ecn_unacked_, then any ECT packet
+    // with CE among them sets it, whatever its seqno, and the ACK echoes ecn_unacked_.
+    // ns-3 3.44 parts from it twice, in ForwardUp (not virtual; the endpoint calls it):
+    //  * it takes a CE mark only on a segment beyond the last CE-marked one (m_ecnCESeq <
+    //    seq), so a marked retransmission of a hole below an earlier mark is not echoed;
+    //  * a segment wholly below the receive point (a duplicate of data already received)
+    //    is answered by IsValidTcpSegment with a bare ACK before the CE and CWR tests:
+    //    never an echo, and its CE and CWR are not read.
+    // Pentikousis' aggressive RED+ECN at limit 16 (five 20-MiB downloads): seed 1, flow 0,
+    // segment 8006's fast retransmission (with CWR) was marked on both engines at
+    // 305.688 s; ns-2.35's ACK of it echoed, ns-3's did not (the first rule). Seed 3, flow
+    // 3: after a timeout's go-back-N, segment 321 arrived again, marked, at 12.75 s; ns-2's
+    // duplicate ACK echoed, ns-3's did not (the second). tests/differential/
+    // test_every_ce_mark.py. With EveryCeMark the accepted socket's endpoint calls
+    // EveryCeForwardUp: m_ecnCESeq is put a quarter of the sequence space below the receive
+    // point (ns-3's test then passes for every segment the receiver can still get), and a
+    // bare ACK sent before DoForwardUp (IsValidTcpSegment's) applies the arriving
+    // segment's CWR and CE as ns-3's DoForwardUp and ForwardUp would, and echoes the state.
+    void EveryCeForwardUp(Ptr<Packet> packet, Ipv4Header header, uint16_t port,
+                          Ptr<Ipv4Interface> iface)
+    {
+        m_ecnCESeq = m_tcb->m_rxBuffer->NextRxSequence() - int32_t{0x40000000};
+        TcpFields tcp;
+        PeekTcp(*packet, tcp);
+        m_arrivalCe = header.GetEcn() == Ipv4Header::ECN_CE;
+        m_arrivalCwr = tcp.flags & TcpHeader::CWR;
+        m_beforeDoForwardUp = true;
+        TcpSocketBase::ForwardUp(packet, header, port, iface);
+        m_beforeDoForwardUp = false;
+    }
+
+    /// A bare ACK sent for an arrival before DoForwardUp (ns-3's answer to a segment below
+    /// the receive point): the ECN-Echo ns-2's sink would put on it (see "Every CE mark").
+    uint8_t EveryCeEcho(uint8_t flags)
+    {
+        if (!m_beforeDoForwardUp || flags != TcpHeader::ACK ||
+            m_tcb->m_ecnState == TcpSocketState::ECN_DISABLED)
+        {
+            return flags;
+        }
+        m_beforeDoForwardUp = false;
+        if (m_arrivalCe)
+        {
+            m_tcb->m_ecnState = TcpSocketState::ECN_CE_RCVD;
+        }
+        else if (m_arrivalCwr && m_tcb->m_ecnState != TcpSocketState::ECN_CE_RCVD)
+        {
+            m_tcb->m_ecnState = TcpSocketState::ECN_IDLE;
+        }
+        if (m_tcb->m_ecnState == TcpSocketState::ECN_CE_RCVD ||
+            m_tcb->m_ecnState == TcpSocketState::ECN_SENDING_ECE)
+        {
+            m_tcb->m_ecnState = TcpSocketState::ECN_SENDING_ECE;
+            return flags | TcpHeader::ECE;
+        }
+        return flags;
     }
 
     // ---- Closing (RFC 793) -----------------------------------------------------------
@@ -592,6 +669,7 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     //    answered with <SEQ=SEG.ACK><CTL=RST> (RFC 793 p. 65); other segments are dropped.
     void DoForwardUp(Ptr<Packet> packet, const Address& from, const Address& to) override
     {
+        m_beforeDoForwardUp = false; // see "Every CE mark"
         if (m_ignoreDupSyn && m_state == SYN_RCVD && IsDuplicateSyn(packet))
         {
             m_dupSynAckOwed = true;
@@ -1785,6 +1863,10 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
 
     void SendEmptyPacket(uint8_t flags) override
     {
+        if (m_everyCeMark)
+        {
+            flags = EveryCeEcho(flags);
+        }
         if (m_holdHandshakeAck && flags == TcpHeader::ACK && m_state == ESTABLISHED)
         {
             m_holdHandshakeAck = false;
@@ -2703,6 +2785,10 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     uint32_t m_ns2Dupwnd{0};            // ns-2 Reno's dupwnd_ in a fast recovery
     uint32_t m_dupwndBeforeAck{0};      // ... as the ACK being processed found it
     bool m_cwrNextSegment{false}; // CwrOnNextSegment (see "CWR flag")
+    bool m_everyCeMark{false};    // EveryCeMark (see "Every CE mark")
+    bool m_beforeDoForwardUp{false}; // inside EveryCeForwardUp, DoForwardUp not yet reached
+    bool m_arrivalCe{false};         // ... the arriving segment is CE-marked
+    bool m_arrivalCwr{false};        // ... and carries CWR
     bool m_cwrOwed{false};        // a window cut since the last data segment (cong_action_)
     bool m_lastCutEcn{false};     // the last window cut was an ECN echo's (see ReTxTimeout)
     bool m_cwrCutThisAck{false};  // this ACK's fast retransmit has been noted as a cut
