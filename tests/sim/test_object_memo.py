@@ -30,7 +30,9 @@ def browsing() -> Scenario:
 
 def test_wheel_calls_bind_to_the_memos(simulate):
     """Objects built and traces connected inside the wheel (sockets, buffers, TCP options)
-    go through the memos: nonzero counts prove the interposition."""
+    go through the memos: nonzero counts prove the interposition. A socket copy's eleven
+    TcpSocketState connections are either looked up in the trace memo or, with
+    AQMLAB_QUIET_TCB, not made at all; together they come to over ten per fetched object."""
     from aqmlab.engines.ns3 import native, object_memo
 
     native.load()
@@ -42,7 +44,8 @@ def test_wheel_calls_bind_to_the_memos(simulate):
     assert res.meta["fast_construct"] is True and res.meta["trace_memo"] is True
     # per fetched object: two sockets (client, forked server) with their parts, options
     assert grew["construct"] > 10 * len(res.requests)
-    assert grew["trace_hits"] > 10 * len(res.requests)
+    assert grew["trace_hits"] > 0
+    assert grew["trace_hits"] + grew["quiet_tcb"] > 10 * len(res.requests)
 
 
 def test_identical_without_the_memos(simulate, tmp_path):
