@@ -6,7 +6,8 @@ with every speed-up switched off (``SPEEDUPS_OFF``: each switch of
 ``Simulator::Run``; ns-2.35: the whole ``ns`` process, Tcl set-up included), wall seconds
 of the engine's ``simulate`` (ns-3: build, run and column pulls; ns-2.35: script, ``ns`` and
 parsing), ns-3's events and events per CPU-second, and the ratios off / on, on / ns-2 and
-off / ns-2 (medians over ``--rounds``, the on/off order alternating). The benchmark exits
+off / ns-2 (medians over ``--rounds``, the on/off order alternating; each round's CPU seconds
+are in the ``--json`` rows, ``cpu_s_per_round``, to judge the spread). The benchmark exits
 with status 1 unless every table of the two ns-3 runs is identical: the speed-ups change
 speed, never results. Runs are worker processes (one at a time, so CPU seconds are not
 shared).
@@ -188,9 +189,10 @@ def main() -> int:
                      "wall_on_over_ns2": ratio(w["on"], w["ns2"]),
                      "wall_off_over_ns2": ratio(w["off"], w["ns2"]),
                      "events_per_cpu_s": int(events / c["on"]) if c["on"] > 0 else 0,
-                     "tables_identical_without_speedups": same, "what": CASES[name][4]})
+                     "tables_identical_without_speedups": same, "what": CASES[name][4],
+                     "cpu_s_per_round": {k: [round(x, 2) for x in v] for k, v in cpu.items()}})
         print(json.dumps(rows[-1]), file=sys.stderr)
-    df = pd.DataFrame(rows)
+    df = pd.DataFrame(rows).drop(columns="cpu_s_per_round")  # the spread: --json, stderr
     with pd.option_context("display.width", 250, "display.max_colwidth", 60):
         print(df.to_string(index=False))
     print()
