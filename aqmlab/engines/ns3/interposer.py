@@ -23,7 +23,7 @@ from importlib import resources
 from pathlib import Path
 
 #: Headers every source may include (their text is part of the cache key).
-HEADERS = ("interpose.h", "switches.h")
+HEADERS = ("interpose.h", "switches.h", "private_member.h")
 _FLAGS = ("-std=c++20", "-O2", "-fPIC", "-shared", "-DNS3_LOG_ENABLE", "-DNS3_ASSERT_ENABLE",
           "-DNS3_BUILD_PROFILE_RELEASE")
 

@@ -56,6 +56,7 @@
 #include "ns3/tcp-tx-buffer.h"
 
 #include "interpose.h"
+#include "private_member.h"
 
 #include <cstdint>
 #include <cstdlib>
@@ -78,17 +79,7 @@ const bool g_nextSegVerify = [] {
 bool g_nextSegProbed = false; // a persist probe moved a sent segment back: shortcut off
 const bool g_checksumFlag = aqmlab::EnvSwitch("AQMLAB_CHECKSUM_FLAG", true);
 
-/// GlobalValue's private current value, bound by the explicit instantiation below (the
-/// one way C++ allows to name a private member from outside).
-template <typename Tag, typename Tag::type Member>
-struct Bind
-{
-    friend typename Tag::type Get(Tag)
-    {
-        return Member;
-    }
-};
-
+/// GlobalValue's private current value (private_member.h).
 struct CurrentValue
 {
     using type = Ptr<AttributeValue> GlobalValue::*;

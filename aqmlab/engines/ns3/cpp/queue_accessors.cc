@@ -33,6 +33,7 @@
 #include "ns3/queue-size.h"
 
 #include "interpose.h"
+#include "private_member.h"
 
 #include <cstdint>
 #include <cstdlib>
@@ -45,17 +46,7 @@ const bool g_on =
     aqmlab::EnvSwitch("AQMLAB_QUEUE_ACCESSORS", true) && std::getenv("NS_LOG") == nullptr;
 uint64_t g_units = 0; // QueueSize::GetUnit answered here
 
-/// Private members, bound by the explicit instantiations below (the one way C++ allows to
-/// name a private member from outside its class).
-template <typename Tag, typename Tag::type Member>
-struct Bind
-{
-    friend typename Tag::type Get(Tag)
-    {
-        return Member;
-    }
-};
-
+/// Private members read here (private_member.h).
 struct ItemPacket
 {
     using type = Ptr<Packet> QueueItem::*;
