@@ -4,21 +4,15 @@ them (AQMLAB_FAST_CONSTRUCT=0 AQMLAB_TRACE_MEMO=0: ns-3's scans) simulates the s
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
-import pandas as pd
 import pytest
 
 from aqmlab.scenario import Scenario
+from tests.sim.identical import assert_same, simulate_in_child
 
 pytestmark = pytest.mark.ns3
 EXAMPLES = Path(__file__).parents[2] / "examples"
-TABLES = ("flows", "queues", "queue_ts", "links", "requests")
-TIMING = ["run_cpu_s", "wall_s"]
 
 
 def browsing() -> Scenario:
@@ -49,21 +43,9 @@ def test_wheel_calls_bind_to_the_memos(simulate):
 
 
 def test_identical_without_the_memos(simulate, tmp_path):
-    toml = tmp_path / "browsing.toml"
-    browsing().save(toml)
-    env = {**os.environ, "AQMLAB_FAST_CONSTRUCT": "0", "AQMLAB_TRACE_MEMO": "0"}
-    out = tmp_path / "off"
-    subprocess.run([sys.executable, "-m", "aqmlab", "run", str(toml), "--out", str(out),
-                    "--in-process"], check=True, env=env, cwd=tmp_path, capture_output=True,
-                   text=True)
-    meta = json.loads((out / "meta.json").read_text())
-    assert meta["fast_construct"] is False and meta["trace_memo"] is False
+    scan, _ = simulate_in_child(browsing(), tmp_path, "off",
+                                {"AQMLAB_FAST_CONSTRUCT": "0", "AQMLAB_TRACE_MEMO": "0"})
+    assert scan.meta["fast_construct"] is False and scan.meta["trace_memo"] is False
     fast = simulate(browsing())
     assert len(fast.requests) > 1000
-    assert meta["events"] == fast.meta["events"]
-    for name in TABLES:
-        pd.testing.assert_frame_equal(pd.read_parquet(out / f"{name}.parquet"),
-                                      getattr(fast, name), check_exact=True)
-    pd.testing.assert_frame_equal(
-        pd.read_parquet(out / "summary.parquet").drop(columns=TIMING),
-        fast.summary.drop(columns=TIMING), check_exact=True)
+    assert_same(scan, fast)
