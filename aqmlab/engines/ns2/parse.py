@@ -190,9 +190,11 @@ def first_marks(deque: Events) -> np.ndarray:
 
 
 def queue_columns(workdir: Path, probes: Probes, meta: Meta, drops: Events,
-                  seen: Events | None, samples: np.ndarray, ecn: bool):
+                  seen: Events | None, marked: np.ndarray | None, samples: np.ndarray,
+                  ecn: bool):
     """(end, warm) dicts of QUEUE_COLUMNS arrays, and (end, warm) departed bytes; ``seen``:
-    the probed queues' departures and drops (:func:`probe_sightings`), with ECN."""
+    the probed queues' departures and drops (:func:`probe_sightings`), with ECN, and
+    ``marked`` its rows of first CE sightings (:func:`first_marks`)."""
     n = len(probes.names)
     rows = read_rows(workdir / "queues.txt", 14)
     end = {c: np.zeros(n) for c in QUEUE_COLUMNS}
@@ -215,8 +217,7 @@ def queue_columns(workdir: Path, probes: Probes, meta: Meta, drops: Events,
         out["ack_only_drops"] = count_by(drops.probe, n, mask & ~drops.data & ~drops.syn)
         out["ect_drops"] = count_by(drops.probe, n, mask & drops.ect)
         out["ect_unforced_drops"] = count_by(drops.probe, n, mask & drops.ect & drops.early)
-    if ecn and seen is not None:
-        marked = first_marks(seen)
+    if ecn and seen is not None and marked is not None:
         for out, mask in zip((end, warm), split_time(seen, meta.warm_s), strict=True):
             out["marks"] = count_by(seen.probe, n, mask & marked)
     for p, cfg in enumerate(probes.configs):
@@ -375,7 +376,8 @@ def parse_run(workdir: Path, plan: Plan, web_result=None) -> RawRun:
     deque = Events.of(read_trace(workdir / "deque.tr", tcp_header=False), probes, rows_of,
                       hdr) if ecn else None
     seen = probe_sightings(deque, drops) if deque is not None else None
-    qend, qwarm, bdep = queue_columns(workdir, probes, meta, drops, seen, samples, ecn)
+    marked = first_marks(seen) if seen is not None else None
+    qend, qwarm, bdep = queue_columns(workdir, probes, meta, drops, seen, marked, samples, ecn)
     end, warm = flow_columns(workdir, plan, meta.warm_s, seen)
     info = {
         "src": np.array([f.src for f in plan.flows], float),
@@ -398,8 +400,7 @@ def parse_run(workdir: Path, plan: Plan, web_result=None) -> RawRun:
         # aqmlab counts data timeouts only: one per packet-0 drop of a bulk flow.
         syn = count_by(drops.fid, n, mask & drops.syn & (drops.probe >= 0))[:nb]
         out["timeouts"][:nb] = np.maximum(out["timeouts"][:nb] - syn, 0)
-    if seen is not None:
-        marked = first_marks(seen)
+    if seen is not None and marked is not None:
         for out, mask in zip((end, warm), split_time(seen, meta.warm_s), strict=True):
             out["marks"] = count_by(seen.fid, n, mask & marked & seen.data)
     times, ser = series(probes, samples)
