@@ -7,17 +7,12 @@ AQMLAB_DIRECT_RX=0 switch them off in a new process."""
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
-import pandas as pd
 import pytest
 
 from aqmlab.scenario import Bulk, Dumbbell, Link, Red, RunControl, Scenario, Tcp
-from tests.sim.identical import assert_same
+from tests.sim.identical import assert_same, simulate_in_child
 
 pytestmark = pytest.mark.ns3
 EXAMPLES = Path(__file__).parents[2] / "examples"
@@ -119,16 +114,7 @@ def test_environment_switches_turn_them_off(simulate, tmp_path):
     """A process started with both variables at 0 builds ns-3's path (run meta says so) and
     simulates the same run as this process with both on."""
     sc = many_hosts().replace(**{"run.duration": "3s", "run.warmup": "1s"})
-    toml = tmp_path / "fanout.toml"
-    sc.save(toml)
-    env = {**os.environ, "AQMLAB_FAST_ROUTING": "0", "AQMLAB_DIRECT_RX": "0"}
-    subprocess.run([sys.executable, "-m", "aqmlab", "run", str(toml), "--out",
-                    str(tmp_path / "off"), "--in-process"], check=True, env=env, cwd=tmp_path,
-                   capture_output=True, text=True)
-    meta = json.loads((tmp_path / "off" / "meta.json").read_text())
-    assert meta["fast_routing"] is False and meta["direct_rx"] is False
-    fast = with_switches(simulate, sc, True, True)
-    assert meta["events"] == fast.meta["events"]
-    for name in ("flows", "queues", "queue_ts"):
-        pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "off" / f"{name}.parquet"),
-                                      getattr(fast, name), check_exact=True)
+    off, _ = simulate_in_child(sc, tmp_path, "off",
+                               {"AQMLAB_FAST_ROUTING": "0", "AQMLAB_DIRECT_RX": "0"})
+    assert off.meta["fast_routing"] is False and off.meta["direct_rx"] is False
+    assert_same(off, with_switches(simulate, sc, True, True))

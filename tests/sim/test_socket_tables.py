@@ -4,20 +4,15 @@ same tables and event count as with it, and the wheel's own calls do bind to it.
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
-import pandas as pd
 import pytest
 
 from aqmlab.scenario import Scenario
+from tests.sim.identical import assert_same, simulate_in_child
 
 pytestmark = pytest.mark.ns3
 EXAMPLES = Path(__file__).parents[2] / "examples"
-TIMING = ["run_cpu_s", "wall_s", "build_wall_s"]
 
 
 def overloaded() -> Scenario:
@@ -26,15 +21,6 @@ def overloaded() -> Scenario:
     return Scenario.load(EXAMPLES / "weigle_ecn_ared_105.toml").replace(
         **{"run.duration": "30s", "run.warmup": "5s", "run.stop_after_responses": None,
            "run.sample_interval": "1s"})
-
-
-def run_in_child(scenario: Scenario, out: Path, tables: bool) -> None:
-    path = out.with_suffix(".toml")
-    scenario.save(path)
-    env = {**os.environ, "AQMLAB_SOCKET_TABLES": "1" if tables else "0"}
-    subprocess.run([sys.executable, "-m", "aqmlab", "run", str(path), "--out", str(out),
-                    "--in-process"], check=True, env=env, cwd=out.parent,
-                   capture_output=True, text=True)
 
 
 def test_wheel_calls_bind_to_the_socket_tables(simulate):
@@ -57,16 +43,11 @@ def test_wheel_calls_bind_to_the_socket_tables(simulate):
 
 
 def test_overloaded_web_identical_without_socket_tables(tmp_path):
-    fast, slow = tmp_path / "fast", tmp_path / "slow"
-    run_in_child(overloaded(), fast, True)
-    run_in_child(overloaded(), slow, False)
-    for table in ("requests", "flows", "queues", "queue_ts", "links"):
-        pd.testing.assert_frame_equal(pd.read_parquet(fast / f"{table}.parquet"),
-                                      pd.read_parquet(slow / f"{table}.parquet"))
-    a, b = (pd.read_parquet(d / "summary.parquet") for d in (fast, slow))
-    assert a.events.iloc[0] == b.events.iloc[0]
-    assert len(pd.read_parquet(fast / "requests.parquet")) > 3000
-    pd.testing.assert_frame_equal(a.drop(columns=TIMING, errors="ignore"),
-                                  b.drop(columns=TIMING, errors="ignore"))
-    meta = {d: json.loads((d / "meta.json").read_text()) for d in (fast, slow)}
-    assert meta[fast]["socket_tables"] is True and meta[slow]["socket_tables"] is False
+    """A process with AQMLAB_SOCKET_TABLES=0 runs ns-3's own scans (its meta says so) and
+    simulates the same overloaded run, table for table, as a process with the tables."""
+    fast, on = simulate_in_child(overloaded(), tmp_path, "fast", {"AQMLAB_SOCKET_TABLES": "1"})
+    slow, off = simulate_in_child(overloaded(), tmp_path, "slow", {"AQMLAB_SOCKET_TABLES": "0"})
+    assert len(fast.requests) > 3000
+    assert on["active"] is True and off["active"] is False
+    assert fast.meta["socket_tables"] is True and slow.meta["socket_tables"] is False
+    assert_same(slow, fast)
