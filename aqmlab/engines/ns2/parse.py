@@ -296,18 +296,18 @@ def _resends(to: pd.DataFrame, seen: Events | None) -> np.ndarray:
     probed queue after it carries a seqno seen there before it (a retransmission: data was
     outstanding); False where nothing tells (no probed queue, no packet after)."""
     out = np.zeros(len(to), bool)
-    if seen is None:
+    rows = np.flatnonzero(~(to.cwnd.to_numpy() >= 1))
+    if seen is None or not len(rows):
         return out
-    for k, (t, fid, cwnd) in enumerate(zip(to.time.to_numpy(dtype=float),
-                                           to.fid.to_numpy(dtype=np.int64),
-                                           to.cwnd.to_numpy(), strict=True)):
-        if cwnd >= 1:
-            continue
-        mine = (seen.fid == fid) & seen.data
-        after = mine & (seen.time > t)
-        if after.any():
-            first = seen.seqno[after][np.argmin(seen.time[after])]
-            out[k] = bool((mine & (seen.time <= t) & (seen.seqno == first)).any())
+    data = np.flatnonzero(seen.data)
+    by = data[np.lexsort((seen.time[data], seen.fid[data]))]  # per flow, in time (stable)
+    fids, times, seqnos = seen.fid[by], seen.time[by], seen.seqno[by]
+    t_row, fid_row = to.time.to_numpy(dtype=float), to.fid.to_numpy(dtype=np.int64)
+    for k in rows:
+        lo, hi = np.searchsorted(fids, fid_row[k], "left"), np.searchsorted(fids, fid_row[k], "right")
+        first = lo + int(np.searchsorted(times[lo:hi], t_row[k], "right"))  # first after t
+        if first < hi:
+            out[k] = bool((seqnos[lo:first] == seqnos[first]).any())
     return out
 
 
