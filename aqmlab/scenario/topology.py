@@ -45,6 +45,23 @@ Jain's index by 0.05 at 300 flows. Transmissions still reach the far end after n
 (nearest) time: only when the next one starts moves (the device's ``InterframeGap``, set
 per packet to the difference). ns-2 runs always have ns-2's clock: the field only chooses
 ns-3's. Serialised only when "ns2".
+
+``queue_wake`` says when a link's queue hands on its next packet as a transmission ends:
+
+- "ns3": ns-3's device takes the packet waiting in its 1-packet device queue at once, but
+  the queue disc refills the device queue in an event at the same instant, after every
+  event already due then (``NetDeviceQueue::PacketDequeued``'s ``ScheduleNow``).
+- "ns2": the disc refills it as the transmission starts, as ns-2.35's link dequeues its
+  next packet within the event that ends the last one (cpp/queue_wake.h).
+
+It decides a packet that arrives at the very instant a transmission ends at a full queue:
+with "ns3" it meets the disc still full and is dropped, with "ns2" (and on ns-2.35) it
+takes the place just freed. Such exact ties come from ACK-clocked slow start over a
+bottleneck whose service time paces both the departures and, one RTT later, the arrivals:
+Pentikousis' five downloads through a 4-packet drop-tail queue tie at 0.22 s (flow 3's
+first segment of the pair is lost on ns-3 "ns3", its second on ns-2.35), and the two
+engines' 600-s runs part from there (tests/differential/test_queue_wake.py). ns-2 runs
+always dequeue at once: the field only chooses ns-3's. Serialised only when "ns2".
 """
 
 from __future__ import annotations
@@ -82,10 +99,13 @@ __all__ = [
     "topology_from_dict",
     "MAX_HOSTS",
     "TX_TIMES",
+    "QUEUE_WAKES",
 ]
 
 #: ``tx_time``: how ns-3 rounds transmission times to its nanosecond clock (module doc).
 TX_TIMES = ("ns3", "ns2")
+#: ``queue_wake``: when ns-3's queue disc refills a device queue (module doc).
+QUEUE_WAKES = ("ns3", "ns2")
 
 MAX_HOSTS = 1000
 MAX_ROUTERS = 64
@@ -118,9 +138,11 @@ def _queue(value: Any, name: str) -> Queue:
 
 
 def _without_default_tx_time(d: dict[str, Any]) -> dict[str, Any]:
-    """``tx_time`` is serialised only when "ns2": older scenarios keep their hashes."""
-    if d.get("tx_time") == "ns3":
-        del d["tx_time"]
+    """``tx_time`` and ``queue_wake`` are serialised only when "ns2": older scenarios keep
+    their hashes."""
+    for name in ("tx_time", "queue_wake"):
+        if d.get(name) == "ns3":
+            del d[name]
     return d
 
 
@@ -175,6 +197,7 @@ class Dumbbell(Spec):
     access_queue: Queue = dataclasses.field(default_factory=lambda: DropTail(limit="1000p"))
     rate_scale: float = 1.0
     tx_time: str = "ns3"
+    queue_wake: str = "ns3"
 
     def __post_init__(self) -> None:
         self._check_kind()
@@ -197,6 +220,7 @@ class Dumbbell(Spec):
             set_attr(self, name, _queue(getattr(self, name), name))
         set_attr(self, "rate_scale", check_float(self.rate_scale, "rate_scale", gt=0))
         check_choice(self.tx_time, "tx_time", TX_TIMES)
+        check_choice(self.queue_wake, "queue_wake", QUEUE_WAKES)
 
     def to_dict(self) -> dict[str, Any]:
         return _without_default_tx_time(super().to_dict())
@@ -252,6 +276,7 @@ class ParkingLot(Spec):
     access_queue: Queue = dataclasses.field(default_factory=lambda: DropTail(limit="1000p"))
     rate_scale: float = 1.0
     tx_time: str = "ns3"
+    queue_wake: str = "ns3"
 
     def __post_init__(self) -> None:
         self._check_kind()
@@ -294,6 +319,7 @@ class ParkingLot(Spec):
             )
         set_attr(self, "rate_scale", check_float(self.rate_scale, "rate_scale", gt=0))
         check_choice(self.tx_time, "tx_time", TX_TIMES)
+        check_choice(self.queue_wake, "queue_wake", QUEUE_WAKES)
 
     def to_dict(self) -> dict[str, Any]:
         return _without_default_tx_time(super().to_dict())

@@ -46,7 +46,11 @@ Queues (one ns-2 queue object per link direction, as ``$ns simplex-link`` create
 Links: ``topology.tx_time`` only chooses how ns-3 rounds transmission times to its
 nanosecond clock; ns-2 always computes them in doubles (``8. * size / bandwidth_``, added to
 the clock of a busy link packet after packet), which "ns2" mimics on ns-3
-(:mod:`aqmlab.scenario.topology`). Nothing to set here.
+(:mod:`aqmlab.scenario.topology`). ``topology.queue_wake`` likewise only chooses when ns-3's
+queue disc refills the device queue; ns-2's link always dequeues its next packet in the event
+that ends a transmission (``LinkDelay::recv`` schedules the queue's handler at the end of the
+transmission, whose ``Queue::resume`` dequeues and sends the next packet), which "ns2" mimics.
+Nothing to set here.
 
 TCP (one-way agents for bulk flows and transfers, Full-TCP for web connections):
 

@@ -56,6 +56,7 @@ def build(cpp: Any, scenario: Scenario, plan: Plan) -> Any:
         if link.flow_delay:
             exp.SetFlowDelay(i)
     exp.SetTxTime(scenario.topology.tx_time)
+    exp.SetQueueWake(scenario.topology.queue_wake)
     run = scenario.run
     exp.SetRandomStream(run.random_stream, ns2_seed(run.seed), run.run)
     sample = run.sample_interval_s if run.sample_interval is not None else 0.0

@@ -11,7 +11,7 @@ case. The C++ ones read their variable once per process, at first use. The switc
   ``AQMLAB_FAST_ATTRIBUTES``, ``AQMLAB_RAW_HEADERS``, ``AQMLAB_FILL_ONCE``,
   ``AQMLAB_EVENT_HEAP``, ``AQMLAB_RTO_MEMO``, ``AQMLAB_PROBE_CLOCK``,
   ``AQMLAB_SOCKET_PROTOTYPE``, ``AQMLAB_PROBE_NOW_MEMO``, ``AQMLAB_APP_CALLBACKS``,
-  ``AQMLAB_EVENT_BUCKETS``;
+  ``AQMLAB_EVENT_BUCKETS``, ``AQMLAB_ONE_WAKE`` (with ``topology.queue_wake = "ns2"``);
 * in the interposed libraries loaded before the wheel (``cpp/*.cc``):
   ``AQMLAB_SOCKET_TABLES`` (the socket-tables library; with it ``AQMLAB_FORK_INDEX``,
   ``AQMLAB_SPF_INDEX``, ``AQMLAB_FAST_OPTIONS``, ``AQMLAB_TX_TIME_MEMO``,
@@ -33,6 +33,9 @@ from aqmlab.engines.ns3 import object_memo, socket_tables
 
 #: Environment variable -> what it switches off when set to "0".
 SWITCHES: dict[str, str] = {
+    "AQMLAB_ONE_WAKE": "with topology queue_wake \"ns2\" (which wakes the device queue as each "
+                       "transmission starts), ns-3's own wake, an event per packet sent that "
+                       "then finds nothing to do, is not scheduled (cpp/queue_wake.h)",
     "AQMLAB_SOCKET_TABLES": "O(1) socket and endpoint bookkeeping (cpp/socket_tables.cc)",
     "AQMLAB_FORK_INDEX": "a forked server socket's duplicate-endpoint test from an index of "
                          "(local port, peer), not a scan of the node's endpoints "
@@ -147,4 +150,5 @@ def active(cpp: Any) -> dict[str, bool]:
             "probe_now_memo": bool(cpp.ProbeNowMemoEnabled()),
             "app_callbacks": bool(cpp.AppCallbacksEnabled()),
             "rto_memo": bool(cpp.RtoMemoEnabled()),
-            "probe_clock": bool(cpp.ProbeClockEnabled())}
+            "probe_clock": bool(cpp.ProbeClockEnabled()),
+            "one_wake": bool(cpp.OneWakeEnabled())}

@@ -19,6 +19,7 @@
 #include "ns2_ecn_red_queue_disc.h"
 #include "ns2_rng.h"
 #include "ns2_tx_clock.h"
+#include "queue_wake.h"
 #include "probes.h"
 #include "tcp_socket.h"
 
@@ -40,7 +41,7 @@ namespace aqmlab
 {
 using namespace ns3;
 
-constexpr int AQMLAB_CPP_VERSION = 25;
+constexpr int AQMLAB_CPP_VERSION = 26;
 /// Flow i's sender binds port PORT_BASE + i; receivers listen on LISTEN_PORT_BASE + profile.
 constexpr uint16_t PORT_BASE = 10000;
 constexpr uint16_t LISTEN_PORT_BASE = 5000;
@@ -261,6 +262,17 @@ class Experiment
         m_ns2TxTime = mode == "ns2";
     }
 
+    /// When the queue disc refills a device queue (topology queue_wake): "ns3" (in an
+    /// event at the same instant) or "ns2" (as the transmission starts, queue_wake.h).
+    void SetQueueWake(const std::string& mode)
+    {
+        if (mode != "ns3" && mode != "ns2")
+        {
+            throw std::invalid_argument("queue_wake must be ns3 or ns2, not " + mode);
+        }
+        m_ns2QueueWake = mode == "ns2";
+    }
+
     /// Where RED's early-drop test and the hold queue's processing times draw (run
     /// random_stream): "ns3" (each disc its own ns-3 stream) or "ns2" (one stream per run,
     /// ns-2.35's default generator seeded as aqmlab's ns-2 engine seeds it, ns2_rng.h).
@@ -332,6 +344,10 @@ class Experiment
             if (m_ns2TxTime)
             {
                 Ns2TxClock::Install(l.devs);
+            }
+            if (m_ns2QueueWake)
+            {
+                QueueWake::Install(l.devs);
             }
             std::ostringstream net;
             net << "10." << (i / 256) % 256 << "." << i % 256 << ".0";
@@ -837,6 +853,7 @@ class Experiment
     std::map<std::tuple<uint32_t, uint32_t, uint32_t>, Ptr<WebClient>> m_browseClients;
     uint64_t m_stopAfter = 0, m_webDone = 0, m_webFlows = 0;
     bool m_ns2TxTime = false; // topology tx_time "ns2": Ns2TxClock on every device
+    bool m_ns2QueueWake = false; // topology queue_wake "ns2": QueueWake on every device
     bool m_useNs2Rng = false; // run random_stream "ns2": RED and holds draw from m_ns2Rng
     Ns2Rng m_ns2Rng;
     /// Senders of held flows, told by the holds when their packets are held and released.
