@@ -18,7 +18,9 @@ seed-to-seed spread:
   packets a second), which each engine's rounding of the service time decides: Qiu's
   example sets ``topology.tx_time = "ns2"`` so that ns-3 orders them as ns-2.35 does;
 * **pentikousis**: Pentikousis et al.'s five 20 MiB downloads through drop-tail, RED and
-  RED+ECN;
+  RED+ECN, on 4 to 128 packets (at 4, slow start's ACK clock makes arrivals tie with
+  departures at a full queue: ``topology.queue_wake = "ns2"`` hands on the next packet as
+  ns-2.35 does, in the examples of every paper that ran on ns-2);
 * **parking_lot**: the three-hop parking lot of bulk flows (``examples/parking_lot.toml``).
 
 Each configuration runs with every seed on both engines. The distance between engines
@@ -119,14 +121,14 @@ PROFILES = Profiles(
     quick=CrossParams(profile="quick", seeds=(1, 2, 3, 4, 5, 6), web_loads=(0.5, 0.8, 1.05),
                       web_queues=("dt148", "ared5"), web_duration=240.0, web_warmup=60.0,
                       qiu_flows=(10, 100, 300, 1000), qiu_duration=200.0, qiu_warmup=50.0,
-                      pent_schemes=("dt", "aggr-red", "aggr-ecn"), pent_qls=(16, 64),
+                      pent_schemes=("dt", "aggr-red", "aggr-ecn"), pent_qls=(4, 16, 64),
                       pent_size="20MiB", parking_lot=True),
     full=CrossParams(profile="full", seeds=(1, 2, 3), web_loads=(0.5, 0.7, 0.8, 0.9, 1.05),
                      web_queues=("dt148", "dt111", "ared5", "ared60"), web_duration=1200.0,
                      web_warmup=120.0, qiu_flows=(1, 10, 30, 100, 300, 600, 1000),
                      qiu_duration=500.0, qiu_warmup=100.0,
                      pent_schemes=("dt", "cons-red", "aggr-red", "cons-ecn", "aggr-ecn"),
-                     pent_qls=(8, 16, 32, 64, 128), pent_size="20MiB", parking_lot=True,
+                     pent_qls=(4, 8, 16, 32, 64, 128), pent_size="20MiB", parking_lot=True,
                      bulk_seeds=(1, 2, 3, 4, 5, 6)),
 )
 
