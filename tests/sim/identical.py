@@ -21,6 +21,20 @@ def assert_same(a, b, *, same_events: bool = True) -> None:
                                   b.summary.drop(columns=drop, errors="ignore"), check_exact=True)
 
 
+def off_then_on(simulate, scenario, switch: str):
+    """Results of ``scenario`` with the C++ speed-up ``switch`` (``Set<switch>``, read when a
+    run is built) off, then on (the default, restored whatever happens)."""
+    from aqmlab.engines.ns3 import native
+
+    setter = getattr(native.load(), f"Set{switch}")
+    setter(False)
+    try:
+        off = simulate(scenario)
+    finally:
+        setter(True)
+    return off, simulate(scenario)
+
+
 _CHILD = """
 import json, sys
 from aqmlab.engines.ns3 import native, object_memo, socket_tables

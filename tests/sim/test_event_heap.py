@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from aqmlab.scenario import Scenario
-from tests.sim.identical import assert_same
+from tests.sim.identical import assert_same, off_then_on
 
 pytestmark = pytest.mark.ns3
 EXAMPLES = Path(__file__).parents[2] / "examples"
@@ -67,16 +67,7 @@ def test_heap_runs_events_in_the_map_schedulers_order():
 
 
 def both(simulate, scenario):
-    """Results with the heap off (ns-3's MapScheduler), then on."""
-    from aqmlab.engines.ns3 import native
-
-    cpp = native.load()
-    cpp.SetEventHeap(False)
-    try:
-        slow = simulate(scenario)
-    finally:
-        cpp.SetEventHeap(True)
-    return slow, simulate(scenario)
+    return off_then_on(simulate, scenario, "EventHeap")
 
 
 def test_two_way_web_identical(simulate):

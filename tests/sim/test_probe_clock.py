@@ -11,23 +11,14 @@ from pathlib import Path
 import pytest
 
 from aqmlab.scenario import Scenario
-from tests.sim.identical import assert_same
+from tests.sim.identical import assert_same, off_then_on
 
 pytestmark = pytest.mark.ns3
 EXAMPLES = Path(__file__).parents[2] / "examples"
 
 
 def both(simulate, scenario):
-    """Results with the memo off, then on."""
-    from aqmlab.engines.ns3 import native
-
-    cpp = native.load()
-    cpp.SetProbeClock(False)
-    try:
-        slow = simulate(scenario)
-    finally:
-        cpp.SetProbeClock(True)
-    return slow, simulate(scenario)
+    return off_then_on(simulate, scenario, "ProbeClock")
 
 
 def test_qiu_droptail_identical(simulate):

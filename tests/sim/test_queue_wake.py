@@ -11,23 +11,14 @@ from pathlib import Path
 import pytest
 
 from aqmlab.scenario import Scenario
-from tests.sim.identical import assert_same
+from tests.sim.identical import assert_same, off_then_on
 
 pytestmark = pytest.mark.ns3
 EXAMPLES = Path(__file__).parents[2] / "examples"
 
 
 def both(simulate, scenario):
-    """Results with ns-3's wake kept, then without it."""
-    from aqmlab.engines.ns3 import native
-
-    cpp = native.load()
-    cpp.SetOneWake(False)
-    try:
-        kept = simulate(scenario)
-    finally:
-        cpp.SetOneWake(True)
-    return kept, simulate(scenario)
+    return off_then_on(simulate, scenario, "OneWake")
 
 
 def test_pentikousis_red_identical_with_fewer_events(simulate):

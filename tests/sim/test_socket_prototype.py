@@ -19,23 +19,14 @@ from pathlib import Path
 import pytest
 
 from aqmlab.scenario import Scenario
-from tests.sim.identical import assert_same
+from tests.sim.identical import assert_same, off_then_on
 
 pytestmark = pytest.mark.ns3
 EXAMPLES = Path(__file__).parents[2] / "examples"
 
 
 def both(simulate, scenario):
-    """Results with the prototype off, then on."""
-    from aqmlab.engines.ns3 import native
-
-    cpp = native.load()
-    cpp.SetSocketPrototype(False)
-    try:
-        slow = simulate(scenario)
-    finally:
-        cpp.SetSocketPrototype(True)
-    return slow, simulate(scenario)
+    return off_then_on(simulate, scenario, "SocketPrototype")
 
 
 def two_way_web() -> Scenario:
