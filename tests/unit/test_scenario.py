@@ -689,40 +689,20 @@ def test_to_dict_is_complete_and_plain() -> None:
     json.dumps(d)  # JSON-able
 
 
+@pytest.mark.parametrize("field", ["tx_time", "queue_wake"])
 @pytest.mark.parametrize("kind", ["dumbbell", "parking_lot"])
-def test_tx_time_is_serialised_only_when_ns2(kind: str) -> None:
-    """``topology.tx_time`` "ns3" (the default) leaves the topology's dict, TOML and hash as
-    they were before the field; "ns2" is kept, round-trips and makes another run."""
+def test_engine_choices_are_serialised_only_when_ns2(kind: str, field: str) -> None:
+    """``topology.tx_time`` and ``queue_wake`` at "ns3" (the default) leave the topology's
+    dict, TOML and hash as they were before the field; "ns2" is kept, round-trips and makes
+    another run."""
     s = Scenario(topology={"kind": kind})
-    assert s.topology.tx_time == "ns3" and "tx_time" not in s.to_dict()["topology"]
-    assert "tx_time" not in s.to_toml()
-    assert s.replace(**{"topology.tx_time": "ns3"}).hash == s.hash
-    t = s.replace(**{"topology.tx_time": "ns2"})
-    assert t.topology.tx_time == "ns2" and t.to_dict()["topology"]["tx_time"] == "ns2"
+    assert getattr(s.topology, field) == "ns3" and field not in s.to_dict()["topology"]
+    assert field not in s.to_toml()
+    assert s.replace(**{f"topology.{field}": "ns3"}).hash == s.hash
+    t = s.replace(**{f"topology.{field}": "ns2"})
+    assert getattr(t.topology, field) == "ns2" and t.to_dict()["topology"][field] == "ns2"
     assert t.hash != s.hash
     assert Scenario.from_toml(t.to_toml()) == t
-
-
-@pytest.mark.parametrize("kind", ["dumbbell", "parking_lot"])
-def test_queue_wake_is_serialised_only_when_ns2(kind: str) -> None:
-    """``topology.queue_wake`` "ns3" (the default) leaves the topology's dict, TOML and hash
-    as they were before the field; "ns2" is kept, round-trips and makes another run."""
-    s = Scenario(topology={"kind": kind})
-    assert s.topology.queue_wake == "ns3" and "queue_wake" not in s.to_dict()["topology"]
-    assert "queue_wake" not in s.to_toml()
-    assert s.replace(**{"topology.queue_wake": "ns3"}).hash == s.hash
-    t = s.replace(**{"topology.queue_wake": "ns2"})
-    assert t.topology.queue_wake == "ns2" and t.to_dict()["topology"]["queue_wake"] == "ns2"
-    assert t.hash != s.hash
-    assert Scenario.from_toml(t.to_toml()) == t
-
-
-def test_ns2_papers_examples_dequeue_as_ns2() -> None:
-    """The set-ups of the papers that used ns-2 (Weigle, Qiu, Pentikousis, Vembar's parking
-    lot) hand on the next packet as ns-2.35 does; Christiansen's testbed keeps ns-3's."""
-    for f in (Path(__file__).resolve().parents[2] / "examples").glob("*.toml"):
-        wake = Scenario.load(f).topology.queue_wake
-        assert wake == ("ns3" if f.stem.startswith("christiansen") else "ns2"), f.name
 
 
 def test_qiu_example_has_ns2_tx_time() -> None:
