@@ -99,8 +99,8 @@ def identical(a: Any, b: Any) -> list[str]:
     count too where ``AQMLAB_ONE_WAKE`` differs under ``queue_wake = "ns2"``: it schedules
     one event fewer per packet sent, by design)."""
     bad = []
-    fewer_wakes = (a.meta.get("one_wake") != b.meta.get("one_wake")
-                   and a.scenario.topology.queue_wake == "ns2")
+    fewer_wakes = speedups.fewer_events_by_design(a.meta.get("one_wake"), b.meta.get("one_wake"),
+                                                  a.scenario.topology.queue_wake)
     timing = ("run_cpu_s", "wall_s", "events") if fewer_wakes else ("run_cpu_s", "wall_s")
     for t in ("flows", "requests", "queues", "links", "queue_ts", "summary"):
         x, y = a.table(t), b.table(t)

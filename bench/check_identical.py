@@ -96,13 +96,6 @@ def run_child(toml: Path, out: Path, env: dict[str, str]) -> dict[str, Any]:
     return json.loads((out / "meta.json").read_text())
 
 
-def _fewer_wakes(ma: dict[str, Any], mb: dict[str, Any]) -> bool:
-    """``AQMLAB_ONE_WAKE`` differs under ``queue_wake = "ns2"``: one event fewer per packet
-    sent on one path, by design, so the event counts differ and nothing else may."""
-    return (ma.get("one_wake") != mb.get("one_wake")
-            and ma["scenario"]["topology"].get("queue_wake") == "ns2")
-
-
 def _simulated(df: pd.DataFrame, events: bool = True) -> pd.DataFrame:
     drop = TIMING_COLUMNS if events else (*TIMING_COLUMNS, "events")
     return df.drop(columns=[c for c in drop if c in df.columns])
@@ -110,9 +103,12 @@ def _simulated(df: pd.DataFrame, events: bool = True) -> pd.DataFrame:
 
 def differences(old: Path, new: Path) -> list[str]:
     """Every way the two run folders' tables and run statistics differ (empty: identical)."""
+    from aqmlab.engines.ns3.speedups import fewer_events_by_design
+
     found = []
     ma, mb = (json.loads((d / "meta.json").read_text()) for d in (old, new))
-    events = not _fewer_wakes(ma, mb)
+    events = not fewer_events_by_design(ma.get("one_wake"), mb.get("one_wake"),
+                                        ma["scenario"]["topology"].get("queue_wake", "ns3"))
     names = sorted({p.name for p in old.glob("*.parquet")} | {p.name for p in new.glob("*.parquet")})
     for name in names:
         a, b = old / name, new / name

@@ -17,8 +17,8 @@ def assert_same(a, b, *, same_events: bool = True) -> None:
     for name in TABLES:
         pd.testing.assert_frame_equal(getattr(a, name), getattr(b, name), check_exact=True)
     drop = TIMING if same_events else [*TIMING, "events"]
-    pd.testing.assert_frame_equal(a.summary.drop(columns=drop, errors="ignore"),
-                                  b.summary.drop(columns=drop, errors="ignore"), check_exact=True)
+    pd.testing.assert_frame_equal(a.summary.drop(columns=drop), b.summary.drop(columns=drop),
+                                  check_exact=True)
 
 
 def off_then_on(simulate, scenario, switch: str):

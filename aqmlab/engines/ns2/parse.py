@@ -217,7 +217,7 @@ def queue_columns(workdir: Path, probes: Probes, meta: Meta, drops: Events,
         out["ack_only_drops"] = count_by(drops.probe, n, mask & ~drops.data & ~drops.syn)
         out["ect_drops"] = count_by(drops.probe, n, mask & drops.ect)
         out["ect_unforced_drops"] = count_by(drops.probe, n, mask & drops.ect & drops.early)
-    if ecn and seen is not None and marked is not None:
+    if ecn and marked is not None:  # marked: None exactly when seen is
         for out, mask in zip((end, warm), split_time(seen, meta.warm_s), strict=True):
             out["marks"] = count_by(seen.probe, n, mask & marked)
     for p, cfg in enumerate(probes.configs):
@@ -400,7 +400,7 @@ def parse_run(workdir: Path, plan: Plan, web_result=None) -> RawRun:
         # aqmlab counts data timeouts only: one per packet-0 drop of a bulk flow.
         syn = count_by(drops.fid, n, mask & drops.syn & (drops.probe >= 0))[:nb]
         out["timeouts"][:nb] = np.maximum(out["timeouts"][:nb] - syn, 0)
-    if seen is not None and marked is not None:
+    if marked is not None:
         for out, mask in zip((end, warm), split_time(seen, meta.warm_s), strict=True):
             out["marks"] = count_by(seen.fid, n, mask & marked & seen.data)
     times, ser = series(probes, samples)

@@ -118,6 +118,13 @@ SWITCHES: dict[str, str] = {
 }
 
 
+def fewer_events_by_design(one_wake_a: object, one_wake_b: object, queue_wake: str) -> bool:
+    """Whether two runs of one scenario may differ in their event count alone: one has
+    ``AQMLAB_ONE_WAKE`` and the other not (run meta ``one_wake``) under ``queue_wake = "ns2"``,
+    where it schedules one event fewer per packet sent."""
+    return one_wake_a != one_wake_b and queue_wake == "ns2"
+
+
 def switched_off(name: str, env: dict[str, str] | None = None) -> bool:
     """Whether ``name`` is set to "0" in ``env`` (default: this process's environment)."""
     return (os.environ if env is None else env).get(name, "") == "0"
