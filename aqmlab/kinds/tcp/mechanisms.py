@@ -69,6 +69,29 @@ MECHANISMS = (
         "is acknowledged (Karn; ns-2's one-way agents: t_backoff_ = 1 in newack()). Their "
         "go-back-N after a timeout thus runs under the doubled timer."),
     Mechanism(
+        "rto_rearm", ("after_sample", "before_sample"), "after_sample", "before_sample",
+        "after_sample",
+        "Which RTO a new ACK re-arms the retransmission timer with: the one after that "
+        "ACK's RTT sample and the end of a back-off (ns-3; ns-2's one-way agents, whose "
+        "newack() runs newtimer() last with timerfix_ true), or the one before (ns-2's "
+        "Full-TCP: newack() calls set_rtx_timer() first). The next timer armed uses the "
+        "new RTO. They part where the RTO changes at that ACK: after a retried SYN/ACK the "
+        "first data ACK gives the connection's first sample, and Full-TCP still arms the "
+        "initial RTO (6 s in Weigle's set-up) where ns-3 arms min_rto (1 s); after a "
+        "timeout the ACK of the retransmission re-arms the backed-off RTO. A 10-segment "
+        "response losing its SYN/ACK and its second segment (tests/differential/"
+        "test_rto_rearm.py): ns-2.35 retransmits 6 s after the first data ACK, ns-3 1 s "
+        "after. Only where aqmlab computes the timer."),
+    Mechanism(
+        "owed_ack", ("pure", "with_data"), "pure", "with_data", "pure",
+        "An ACK the receiver owes at once (a duplicate or out-of-order segment, the "
+        "delayed-ACK timer): a pure ACK (ns-3; ns-2's one-way sinks send nothing else), or, "
+        "from a sender holding a short tail under Nagle's test, that tail carrying the ACK "
+        "(ns-2's Full-TCP: foutput() sends the data the window allows when an ACK is owed, "
+        "Nagle or not). A web server whose first response segment is lost gets the "
+        "client's request again: ns-2.35 answers with the held tail, ns-3 with a pure ACK, "
+        "and the tail left one round trip later (tests/differential/test_owed_ack.py)."),
+    Mechanism(
         "rto_restart", ("new_ack", "fast_retransmit"), "fast_retransmit", "fast_retransmit",
         "new_ack",
         "When the retransmission timer restarts: at each new ACK (ns-3, RFC 6298), or also "
@@ -399,6 +422,8 @@ def ns3_attributes(tcp: Tcp, one_way: bool) -> tuple[tuple[str, str], ...]:
         ("RttTimed", on("rtt_sampling", "timed")),
         ("RtoTicks", on("rto_clock", "ticks")),
         ("RtoBackoffUntilSample", on("rto_backoff_reset", "rtt_sample")),
+        ("RtoArmBeforeSample", on("rto_rearm", "before_sample")),
+        ("OwedAckCarriesData", on("owed_ack", "with_data")),
         ("RtoRestartOnFastRetransmit", on("rto_restart", "fast_retransmit")),
         ("TimeoutHalvesWindow", on("timeout_ssthresh", "window")),
         ("RenoFastRetransmitGuard", on("fast_retransmit_guard", "fast_retransmit")),

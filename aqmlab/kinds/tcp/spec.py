@@ -114,7 +114,11 @@ class Tcp(Spec):
       ``rtt_sampling`` "every_ack" | "timed" (ns-2: one timed segment per round trip);
       ``rto_clock`` "exact" | "ticks" (ns-2: RTO arithmetic in ticks of
       ``clock_granularity``); ``rto_backoff_reset`` "new_ack" | "rtt_sample" (ns-2's
-      one-way agents keep a backed-off RTO until an RTT sample); ``rto_restart``
+      one-way agents keep a backed-off RTO until an RTT sample); ``rto_rearm``
+      "after_sample" | "before_sample" (ns-2's Full-TCP re-arms the timer at a new ACK with
+      the RTO from before that ACK's sample and back-off reset); ``owed_ack`` "pure" |
+      "with_data" (ns-2's Full-TCP puts a short tail Nagle holds into an ACK it owes);
+      ``rto_restart``
       "new_ack" | "fast_retransmit" (ns-2 also restarts the timer at a fast retransmit);
       ``timeout_ssthresh`` "flight" | "window" (ns-2 halves min(cwnd, rwnd) at every
       timeout); ``ca_increase`` "whole_bytes" | "exact" (ns-2 adds exactly 1/cwnd per
@@ -187,6 +191,8 @@ class Tcp(Spec):
     rtt_sampling: str = "auto"
     rto_clock: str = "auto"
     rto_backoff_reset: str = "auto"
+    rto_rearm: str = "auto"
+    owed_ack: str = "auto"
     rto_restart: str = "auto"
     timeout_ssthresh: str = "auto"
     fast_retransmit_guard: str = "auto"

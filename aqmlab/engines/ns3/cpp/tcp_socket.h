@@ -190,6 +190,20 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
                               BooleanValue(false),
                               MakeBooleanAccessor(&AqmTcpSocket::m_backoffUntilSample),
                               MakeBooleanChecker())
+                .AddAttribute("OwedAckCarriesData",
+                              "An ACK sent on its own (a duplicate or out-of-order segment, "
+                              "the delayed-ACK timer) carries the short segment Nagle holds, "
+                              "if the window allows it (ns-2's Full-TCP foutput())",
+                              BooleanValue(false),
+                              MakeBooleanAccessor(&AqmTcpSocket::m_owedAckCarriesData),
+                              MakeBooleanChecker())
+                .AddAttribute("RtoArmBeforeSample",
+                              "A new ACK re-arms the retransmission timer with the RTO as it "
+                              "was before that ACK's RTT sample and back-off reset (ns-2's "
+                              "Full-TCP newack()); false: with the updated one",
+                              BooleanValue(false),
+                              MakeBooleanAccessor(&AqmTcpSocket::m_rtoArmBeforeSample),
+                              MakeBooleanChecker())
                 .AddAttribute("RtoRestartOnFastRetransmit",
                               "Restart the retransmission timer at a fast retransmit (ns-2)",
                               BooleanValue(false),
@@ -398,6 +412,8 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
           m_rttTimed(other.m_rttTimed),
           m_rtoTicks(other.m_rtoTicks),
           m_backoffUntilSample(other.m_backoffUntilSample),
+          m_rtoArmBeforeSample(other.m_rtoArmBeforeSample),
+          m_owedAckCarriesData(other.m_owedAckCarriesData),
           m_restartOnFastRetransmit(other.m_restartOnFastRetransmit),
           m_timeoutHalvesWindow(other.m_timeoutHalvesWindow),
           m_renoGuard(other.m_renoGuard),
@@ -1694,6 +1710,11 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
             TcpSocketBase::EstimateRtt(tcpHeader);
             return;
         }
+        if (m_rtoArmBeforeSample)
+        {
+            m_preAckRtoS = RtoNow(); // before the sample and the back-off reset below
+            m_preAckRtoSet = true;
+        }
         const SequenceNumber32 ack = tcpHeader.GetAckNumber();
         // ns-3 calls this before it processes the segment: the handshake's ACK is seen in
         // SYN_SENT (the SYN/ACK) or SYN_RCVD, before the first data can leave.
@@ -1751,13 +1772,29 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         {
             m_clock.backoff = 1; // ns-3 (and ns-2's Full-TCP): a new ACK ends the back-off
         }
+        // Full-TCP's newack() re-arms the timer (set_rtx_timer) when data beyond this ACK
+        // is outstanding, before it takes the ACK's RTT sample and ends the back-off: that
+        // timer runs on the old RTO. When the ACK covers all data sent it cancels the
+        // timer, and the next segment sent arms the new RTO.
+        const bool oldRto = m_rtoArmBeforeSample && m_preAckRtoSet &&
+                            ack < m_tcb->m_highTxMark.Get();
         const uint32_t uid = m_retxEvent.GetUid();
         TcpSocketBase::NewAck(ack, resetRTO);
         m_rto = RtoTime();
         if (m_retxEvent.IsPending() && m_retxEvent.GetUid() != uid)
         {
-            RearmRetransmitTimer(true);
+            if (oldRto)
+            {
+                m_retxEvent.Cancel();
+                m_retxEvent = Simulator::Schedule(Seconds(m_preAckRtoS),
+                                                  &AqmTcpSocket::ReTxTimeout, this);
+            }
+            else
+            {
+                RearmRetransmitTimer(true);
+            }
         }
+        m_preAckRtoSet = false;
         if (sack1Partial)
         {
             m_clock.backoff = 1;
@@ -1871,6 +1908,11 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         {
             m_holdHandshakeAck = false;
             m_handshakeAckHeld = true;
+            return;
+        }
+        if (m_owedAckCarriesData && flags == TcpHeader::ACK &&
+            (m_state == ESTABLISHED || m_state == CLOSE_WAIT) && SendHeldTail())
+        {
             return;
         }
         const bool syn = flags & TcpHeader::SYN;
@@ -2563,6 +2605,32 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         m_heldBytes = (!ackNow && m_delAckEvent.IsPending()) ? owed : 0;
     }
 
+    /// OwedAckCarriesData: ns-2's Full-TCP sends an owed ACK (TF_ACKNOW: a duplicate or
+    /// out-of-order segment, the delayed-ACK tick) through foutput(), which puts in it the
+    /// data the window allows at t_seqno_ and sends it whatever Nagle's test said ("send
+    /// now if ... we owe peer an ACK"): a short tail Nagle holds while data is outstanding
+    /// leaves with that ACK. ns-3 sends a pure ACK and the tail waits for the ACK of the
+    /// outstanding data, one round trip more (a web server answering a client's repeated
+    /// request). Only a short tail differs: more than a segment unsent is held by the
+    /// window, on ns-2 too. True if the tail left.
+    bool SendHeldTail()
+    {
+        const uint32_t unsent = m_txBuffer->SizeFromSequence(m_tcb->m_nextTxSequence);
+        if (!m_nagle || m_noDelay || unsent == 0 || unsent >= m_tcb->m_segmentSize ||
+            AvailableWindow() < unsent)
+        {
+            return false;
+        }
+        const SequenceNumber32 seq = m_tcb->m_nextTxSequence;
+        const uint32_t sz = SendDataPacket(seq, unsent, true);
+        if (sz == 0)
+        {
+            return false;
+        }
+        m_tcb->m_nextTxSequence = seq + sz;
+        return true;
+    }
+
     /// Nagle's test on new data only: off while the buffer holds nothing unsent (then a
     /// short segment can only be a retransmission). Called before ns-3 may send.
     void NagleForNewDataOnly()
@@ -2767,6 +2835,10 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     bool m_rttTimed{false};
     bool m_rtoTicks{false};
     bool m_backoffUntilSample{false};
+    bool m_rtoArmBeforeSample{false}; // RtoArmBeforeSample
+    bool m_owedAckCarriesData{false}; // OwedAckCarriesData
+    double m_preAckRtoS{0};           // the timeout before this ACK's sample (RtoArmBeforeSample)
+    bool m_preAckRtoSet{false};
     bool m_restartOnFastRetransmit{false};
     bool m_timeoutHalvesWindow{false};
     bool m_renoGuard{false};
