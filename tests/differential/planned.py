@@ -38,6 +38,14 @@ def scenario(tcp: dict[str, Any] | None = None, *, delay: str = "25ms", limit: s
         run=RunControl(duration=duration, warmup="0s", sample_interval=None))
 
 
+def forward_drops(drops: tuple[int, ...], tcp: dict[str, Any] | None = None, *,
+                  duration: str = "20s") -> Scenario:
+    """:func:`scenario` whose forward (server -> client) bottleneck queue drops arrivals
+    ``drops`` (numbered from 1, every packet counted), the same ones on both engines."""
+    return scenario(tcp, duration=duration).replace(**{"topology.forward_queue": DropTail(
+        limit="1000p", drop_packets=drops, drop_count="all")})
+
+
 def run(sc: Scenario, engine: str, request, response, *, start=None, gap: float = 1.0,
         server_delay=None) -> tuple[pd.DataFrame, RawRun]:
     """``sc`` on ``engine`` with these connections in place of the group's draw: request and

@@ -17,8 +17,7 @@ from __future__ import annotations
 import pytest
 
 from aqmlab.engines import ns2
-from aqmlab.scenario import DropTail
-from tests.differential.planned import run, scenario
+from tests.differential.planned import forward_drops, run
 
 pytestmark = [pytest.mark.ns3, pytest.mark.ns2,
               pytest.mark.skipif(not ns2.available(), reason="ns-2 (`ns`) is not installed")]
@@ -27,8 +26,7 @@ RESPONSE = 2736  # one full segment and a 1316-byte tail
 
 
 def _response_time(engine: str, tcp: dict | None = None) -> float:
-    sc = scenario(tcp, duration="30s").replace(**{"topology.forward_queue": DropTail(
-        limit="1000p", drop_packets=(2,), drop_count="all")})
+    sc = forward_drops((2,), tcp, duration="30s")
     return float(run(sc, engine, [300], [RESPONSE])[0].response_time_s.iloc[0])
 
 

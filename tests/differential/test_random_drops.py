@@ -20,8 +20,7 @@ import numpy as np
 import pytest
 
 from aqmlab.engines import ns2
-from aqmlab.scenario import DropTail
-from tests.differential.planned import run, scenario
+from tests.differential.planned import forward_drops, run
 
 pytestmark = [pytest.mark.ns3, pytest.mark.ns2,
               pytest.mark.skipif(not ns2.available(), reason="ns-2 (`ns`) is not installed")]
@@ -47,8 +46,7 @@ def _cases() -> list[tuple[int, tuple[int, ...]]]:
 def _response_times(engine: str) -> np.ndarray:
     times = []
     for response, drops in _cases():
-        sc = scenario(None, duration="400s").replace(**{"topology.forward_queue": DropTail(
-            limit="1000p", drop_packets=drops, drop_count="all")})
+        sc = forward_drops(drops, duration="400s")
         times.append(float(run(sc, engine, [300], [response])[0].response_time_s.iloc[0]))
     return np.array(times)
 

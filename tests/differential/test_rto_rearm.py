@@ -18,8 +18,7 @@ from __future__ import annotations
 import pytest
 
 from aqmlab.engines import ns2
-from aqmlab.scenario import DropTail
-from tests.differential.planned import run, scenario
+from tests.differential.planned import forward_drops, run
 
 pytestmark = [pytest.mark.ns3, pytest.mark.ns2,
               pytest.mark.skipif(not ns2.available(), reason="ns-2 (`ns`) is not installed")]
@@ -28,10 +27,10 @@ RESPONSE = 13894  # 10 segments of 1420 B, the last one short
 SYN_ACK_AND_SECOND_SEGMENT = (1, 5)
 
 
-def _response_time(engine: str, drops: tuple[int, ...], tcp: dict | None = None) -> float:
-    sc = scenario(tcp, duration="60s").replace(**{"topology.forward_queue": DropTail(
-        limit="1000p", drop_packets=drops, drop_count="all")})
-    return float(run(sc, engine, [300], [RESPONSE])[0].response_time_s.iloc[0])
+def _response_time(engine: str, drops: tuple[int, ...], tcp: dict | None = None,
+                   response: int = RESPONSE) -> float:
+    sc = forward_drops(drops, tcp, duration="60s")
+    return float(run(sc, engine, [300], [response])[0].response_time_s.iloc[0])
 
 
 def test_full_tcp_rearms_the_old_rto_at_the_first_sample():
@@ -50,9 +49,6 @@ def test_an_ack_of_everything_sent_arms_the_new_rto():
     acknowledged: that ACK covers all data sent, so Full-TCP cancels the timer and the
     held segment, lost (arrival 5), is timed with the new RTO (1 s): 7.15 s on both
     engines, not 12.15 s."""
-    drops = (1, 5)
     for engine in ("ns2", "ns3"):
-        sc = scenario(None, duration="60s").replace(**{"topology.forward_queue": DropTail(
-            limit="1000p", drop_packets=drops, drop_count="all")})
-        rt = float(run(sc, engine, [300], [2814])[0].response_time_s.iloc[0])
+        rt = _response_time(engine, SYN_ACK_AND_SECOND_SEGMENT, response=2814)
         assert rt == pytest.approx(7.15, abs=0.01), engine

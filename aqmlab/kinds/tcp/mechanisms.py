@@ -88,9 +88,10 @@ MECHANISMS = (
         "delayed-ACK timer): a pure ACK (ns-3; ns-2's one-way sinks send nothing else), or, "
         "from a sender with a short unsent tail (one Nagle holds, or a response written in "
         "that instant), that tail carrying the ACK (ns-2's Full-TCP: foutput() sends the "
-        "data the window allows when an ACK is owed, Nagle or not). A web server whose first response segment is lost gets the "
-        "client's request again: ns-2.35 answers with the held tail, ns-3 with a pure ACK, "
-        "and the tail left one round trip later (tests/differential/test_owed_ack.py)."),
+        "data the window allows when an ACK is owed, Nagle or not). A web server whose "
+        "first response segment is lost gets the client's request again: ns-2.35 answers "
+        "with the held tail, ns-3 with a pure ACK, and the tail left one round trip later "
+        "(tests/differential/test_owed_ack.py)."),
     Mechanism(
         "rto_restart", ("new_ack", "fast_retransmit"), "fast_retransmit", "fast_retransmit",
         "new_ack",

@@ -1712,7 +1712,7 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         }
         if (m_rtoArmBeforeSample)
         {
-            m_preAckRtoS = RtoNow(); // before the sample and the back-off reset below
+            m_preAckRto = RtoTime(); // before the sample and the back-off reset below
             m_preAckRtoSet = true;
         }
         const SequenceNumber32 ack = tcpHeader.GetAckNumber();
@@ -1785,9 +1785,7 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         {
             if (oldRto)
             {
-                m_retxEvent.Cancel();
-                m_retxEvent = Simulator::Schedule(Seconds(m_preAckRtoS),
-                                                  &AqmTcpSocket::ReTxTimeout, this);
+                ScheduleRetransmit(m_preAckRto);
             }
             else
             {
@@ -1993,9 +1991,15 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         m_rto = RtoTime();
         if (force || m_retxEvent.IsPending())
         {
-            m_retxEvent.Cancel();
-            m_retxEvent = Simulator::Schedule(m_rto, &AqmTcpSocket::ReTxTimeout, this);
+            ScheduleRetransmit(m_rto);
         }
+    }
+
+    /// (Re)start the retransmission timer to expire `after` from now.
+    void ScheduleRetransmit(Time after)
+    {
+        m_retxEvent.Cancel();
+        m_retxEvent = Simulator::Schedule(after, &AqmTcpSocket::ReTxTimeout, this);
     }
 
     /// This ACK started fast recovery: ns-2's reset_rtx_timer(1, 0) stops the RTT timing
@@ -2015,8 +2019,7 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
             }
             else
             {
-                m_retxEvent.Cancel();
-                m_retxEvent = Simulator::Schedule(m_rto, &AqmTcpSocket::ReTxTimeout, this);
+                ScheduleRetransmit(m_rto);
             }
         }
         if (m_renoGuard && m_reno && !m_sackEnabled)
@@ -2837,7 +2840,7 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     bool m_backoffUntilSample{false};
     bool m_rtoArmBeforeSample{false}; // RtoArmBeforeSample
     bool m_owedAckCarriesData{false}; // OwedAckCarriesData
-    double m_preAckRtoS{0};           // the timeout before this ACK's sample (RtoArmBeforeSample)
+    Time m_preAckRto;                 // the timeout before this ACK's sample (RtoArmBeforeSample)
     bool m_preAckRtoSet{false};
     bool m_restartOnFastRetransmit{false};
     bool m_timeoutHalvesWindow{false};
