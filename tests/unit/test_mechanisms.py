@@ -74,7 +74,9 @@ def test_ns2_refuses_what_its_agents_do_not_do():
     # Reno-only mechanisms do not matter to SACK; web connections are Full-TCP
     check(_scenario([Bulk(flows=1)], variant="sack", reno_window="ns3"))
     web = [PackMime(rate=1, tcp=FULL_TCP)]  # the ns-2 engine runs web groups as Full-TCP
-    check(_scenario(web, reno_window="ns3"))
+    check(_scenario(web, reno_window="full_tcp"))
+    with pytest.raises(ScenarioError, match="reno_window"):
+        check(_scenario(web, reno_window="ns3"))
     with pytest.raises(ScenarioError, match="rto_backoff_reset"):
         check(_scenario(web, rto_backoff_reset="rtt_sample"))
 

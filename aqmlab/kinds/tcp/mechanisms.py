@@ -362,14 +362,20 @@ MECHANISMS = (
         "go-back-N out (ns-2's one-way agents, singledup_ / send_one(); Full-TCP has no "
         "limited transmit)."),
     Mechanism(
-        "reno_window", ("ns3", "ns2"), "ns2", "ns3", "ns3",
-        "Reno's window in fast recovery. ns-2's one-way Reno: cwnd = exactly half of "
-        "min(cwnd, rwnd) (CLOSE_CWND_HALF; ssthresh is that rounded down), kept on leaving "
-        "recovery, and every duplicate ACK, the first two included, lets a segment out "
-        "(dupwnd_). ns-3 classic recovery (and ns-2's Full-TCP): cwnd = ssthresh, whole "
-        "segments, and without limited transmit the first two dupacks free nothing. At "
-        "windows of 3-7 segments ns-2's is up to a segment more, hence more dupacks for a "
-        "next loss; with two holes in a window, ns-3 sent new data two dupacks later."),
+        "reno_window", ("ns3", "ns2", "full_tcp"), "ns2", "full_tcp", "ns3",
+        "Reno's window in fast recovery. ns-2's one-way Reno ('ns2'): cwnd = exactly half "
+        "of min(cwnd, rwnd) (CLOSE_CWND_HALF; ssthresh is that rounded down), kept on "
+        "leaving recovery, and every duplicate ACK, the first two included, lets a segment "
+        "out (dupwnd_). ns-2's Full-TCP ('full_tcp', web connections): cwnd_ = ssthresh_ + "
+        "dupacks_ at the third dupack, one more per later one (extra_ack), against the raw "
+        "flight: every dupack from the first frees a segment, but the third sends only the "
+        "fast retransmission; cwnd_ = ssthresh_ on leaving. ns-3 classic recovery ('ns3'): "
+        "cwnd = ssthresh, whole segments, and without limited transmit the first two "
+        "dupacks free nothing. At windows of 3-7 segments ns-2's one-way window is up to a "
+        "segment more, hence more dupacks for a next loss; with two holes in a window, ns-3 "
+        "sent new data two dupacks later. A 20-segment web response, segment 5 of 10 in "
+        "flight lost: ns-2.35's Full-TCP sent new segments on the fourth and fifth dupacks, "
+        "ns-3 none, a round trip later (test_full_tcp_recovery.py)."),
     Mechanism(
         "sack_recovery", ("rfc6675", "ns2_sack1"), "ns2_sack1", "rfc6675", "rfc6675",
         "SACK loss recovery (variant sack): ns-3's RFC 6675, or ns-2's one-way "
@@ -429,6 +435,7 @@ def ns3_attributes(tcp: Tcp, one_way: bool) -> tuple[tuple[str, str], ...]:
         ("TimeoutHalvesWindow", on("timeout_ssthresh", "window")),
         ("RenoFastRetransmitGuard", on("fast_retransmit_guard", "fast_retransmit")),
         ("RenoHalfCwnd", on("reno_window", "ns2")),
+        ("RenoFullTcpWindow", on("reno_window", "full_tcp")),
         ("LimitedTransmitAfterTimeout", on("dupacks_after_timeout", "limited_transmit")),
         ("Sack1Recovery", on("sack_recovery", "ns2_sack1")),
         ("ExactCaIncrease", on("ca_increase", "exact")),  # TcpNs2NewReno's

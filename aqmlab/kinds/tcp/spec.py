@@ -124,8 +124,9 @@ class Tcp(Spec):
       timeout); ``ca_increase`` "whole_bytes" | "exact" (ns-2 adds exactly 1/cwnd per
       ACK); ``fast_retransmit_guard`` "timeout" | "fast_retransmit" (Reno; ns-2's
       bugFix_: no second fast retransmit within a window); ``reno_window``
-      "ns3" | "ns2" (ns-2's one-way Reno: cwnd = exactly half the window at a fast
-      retransmit, inflated by every duplicate ACK); ``dupacks_after_timeout`` "ignored" |
+      "ns3" | "ns2" | "full_tcp" (ns-2's one-way Reno: cwnd = exactly half the window at a
+      fast retransmit, inflated by every duplicate ACK; Full-TCP: cwnd = ssthresh, every
+      dupack from the first frees a segment, none sent new at the third); ``dupacks_after_timeout`` "ignored" |
       "limited_transmit" (ns-2's one-way agents keep limited transmit after a timeout);
       ``sack_recovery`` "rfc6675" | "ns2_sack1" (sack: ns-2's one-way Agent/TCP/Sack1
       recovery; web connections keep rfc6675); ``increase_per_ack`` "split" | "one"

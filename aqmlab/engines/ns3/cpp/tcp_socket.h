@@ -231,6 +231,15 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
                               BooleanValue(false),
                               MakeBooleanAccessor(&AqmTcpSocket::m_renoHalfCwnd),
                               MakeBooleanChecker())
+                .AddAttribute("RenoFullTcpWindow",
+                              "Reno without limited transmit: in fast recovery every "
+                              "duplicate ACK from the first lets a segment out, the first two "
+                              "from the fourth on (ns-2 Full-TCP: cwnd_ = ssthresh_ + "
+                              "dupacks_, nothing new sent at the third); false: dupacks 1-2 "
+                              "free nothing",
+                              BooleanValue(false),
+                              MakeBooleanAccessor(&AqmTcpSocket::m_renoFullTcpWindow),
+                              MakeBooleanChecker())
                 .AddAttribute("LimitedTransmitAfterTimeout",
                               "Without SACK and with limited transmit: after a timeout, the "
                               "first two duplicate ACKs each let a segment out (ns-2's "
@@ -418,6 +427,7 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
           m_timeoutHalvesWindow(other.m_timeoutHalvesWindow),
           m_renoGuard(other.m_renoGuard),
           m_renoHalfCwnd(other.m_renoHalfCwnd),
+          m_renoFullTcpWindow(other.m_renoFullTcpWindow),
           m_ltAfterTimeout(other.m_ltAfterTimeout),
           m_sack1(other.m_sack1),
           m_ecnHalvesWindow(other.m_ecnHalvesWindow),
@@ -864,6 +874,35 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     //     cwnd 10 (ns-2: 5) (both measured). In Reno mode ssthresh is recomputed the ns-2
     //     way from the cwnd before the event (classic recovery is re-entered with it).
     // After a timeout the RFC 6582 / ns-2 bugfix_ rule in ReTxTimeout applies to Reno too.
+    // ---- Full-TCP's fast recovery -------------------------------------------------------
+    // ns-2's Full-TCP Reno (web connections) sets cwnd_ = ssthresh_ + dupacks_ at the third
+    // duplicate ACK and adds one per later dupack (extra_ack), against a flight of
+    // t_seqno_ - highest_ack_: every dupack from the first frees a segment. It sends only
+    // the fast retransmission at the third (dupack_action, then `goto drop`, no
+    // send_much); the fourth and later send what the window allows. ns-3's classic
+    // recovery (cwnd = ssthresh) counts a dupack as a segment gone (an emulated SACK mark)
+    // from the third on; without limited transmit the first two free nothing, so new data
+    // left two dupacks later than on ns-2 (a 20-segment response, segment 5 of a 10-segment
+    // window lost: ns-2.35 sent two new segments on the fourth and fifth dupacks, ns-3 none,
+    // and the response ended a round trip later). With RenoFullTcpWindow the two marks are
+    // added at the fourth dupack, before it is processed: the third sends nothing new (as
+    // ns-3 did), the fourth and later as ns-2.
+    void CountFullTcpDupacks()
+    {
+        const uint32_t mss = m_tcb->m_segmentSize;
+        for (; m_fullTcpMarksOwed > 0; --m_fullTcpMarksOwed)
+        {
+            // a segment above the head not yet marked: the sent list holds it
+            const uint32_t outstanding = m_tcb->m_highTxMark.Get() - m_txBuffer->HeadSequence();
+            if (m_txBuffer->GetSacked() + 2 * mss > outstanding)
+            {
+                m_fullTcpMarksOwed = 0;
+                break;
+            }
+            m_txBuffer->AddRenoSack();
+        }
+    }
+
     void ReceivedAck(Ptr<Packet> packet, const TcpHeader& tcpHeader) override
     {
         // ns-2 Reno's dupwnd_ as this ACK finds it (ecn() runs before recv() counts a
@@ -873,6 +912,11 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
             tcpHeader.GetAckNumber() == m_txBuffer->HeadSequence())
         {
             ++m_ns2Dupwnd; // recv(): ++dupwnd_ past the numdupacks_-th duplicate
+        }
+        if (m_fullTcpMarksOwed > 0 && m_tcb->m_congState == TcpSocketState::CA_RECOVERY &&
+            tcpHeader.GetAckNumber() == m_txBuffer->HeadSequence() && packet->GetSize() == 0)
+        {
+            CountFullTcpDupacks();
         }
         if (m_reno && !m_sackEnabled && m_txBuffer->GetSacked() > 0 &&
             tcpHeader.GetAckNumber() > m_txBuffer->HeadSequence())
@@ -1358,6 +1402,10 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
                 m_recoveryOps->EnterRecovery(m_tcb, m_dupAckCount, UnAckDataCount(),
                                              currentDelivered);
             }
+            m_fullTcpMarksOwed =
+                classic && m_renoFullTcpWindow && !m_renoHalfCwnd && !m_limitedTx
+                    ? m_retxThresh - 1
+                    : 0;
             if (classic && m_renoHalfCwnd)
             {
                 // ns-2 slowdown(CLOSE_CWND_HALF): cwnd_ = min(cwnd, rwnd) / 2, a real
@@ -2846,6 +2894,8 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     bool m_timeoutHalvesWindow{false};
     bool m_renoGuard{false};
     bool m_renoHalfCwnd{false};
+    bool m_renoFullTcpWindow{false}; // RenoFullTcpWindow (see "Full-TCP's fast recovery")
+    uint32_t m_fullTcpMarksOwed{0};  // dupacks 1-2 not yet counted as segments gone
     bool m_ltAfterTimeout{false};
     bool m_ecnHalvesWindow{false};
     bool m_ecnBelowOne{false};    // EcnWindowBelowOne (see "ECN window below one segment")
