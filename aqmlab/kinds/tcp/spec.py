@@ -123,7 +123,8 @@ class Tcp(Spec):
       ``timeout_ssthresh`` "flight" | "window" (ns-2 halves min(cwnd, rwnd) at every
       timeout); ``ca_increase`` "whole_bytes" | "exact" (ns-2 adds exactly 1/cwnd per
       ACK); ``fast_retransmit_guard`` "timeout" | "fast_retransmit" (Reno; ns-2's
-      bugFix_: no second fast retransmit within a window); ``reno_window``
+      one-way agents' bugFix_: no second fast retransmit within a window; Full-TCP guards
+      only after a timeout); ``reno_window``
       "ns3" | "ns2" | "full_tcp" (ns-2's one-way Reno: cwnd = exactly half the window at a
       fast retransmit, inflated by every duplicate ACK; Full-TCP: cwnd = ssthresh, every
       dupack from the first frees a segment, none sent new at the third); ``dupacks_after_timeout`` "ignored" |
