@@ -43,10 +43,10 @@ def _cases() -> list[tuple[int, tuple[int, ...]]]:
 
 
 @functools.cache
-def _response_times(engine: str) -> np.ndarray:
+def _response_times(engine: str, variant: str = "reno") -> np.ndarray:
     times = []
     for response, drops in _cases():
-        sc = forward_drops(drops, duration="400s")
+        sc = forward_drops(drops, {"variant": variant}, duration="400s")
         times.append(float(run(sc, engine, [300], [response])[0].response_time_s.iloc[0]))
     return np.array(times)
 
@@ -56,5 +56,14 @@ def test_random_drop_lists_give_the_same_response_times():
     12 us apart; mean 3.531 s on both)."""
     a, b = _response_times("ns3"), _response_times("ns2")
     assert len(a) == len(b) >= 35
+    apart = np.abs(a - b)
+    assert (apart < 1e-3).all(), [(i, float(d)) for i, d in enumerate(apart) if d >= 1e-3]
+
+
+def test_sack_connections_too():
+    """With SACK (Full-TCP's SACK recovery, ``sack_recovery = "full_tcp"``) every one of
+    the 40 responses ends within 1 ms on both engines (measured: at most 27 us apart; with
+    ns-3's RFC 6675, 23 of 40, mean 2.36 s against ns-2.35's 3.42 s)."""
+    a, b = _response_times("ns3", "sack"), _response_times("ns2", "sack")
     apart = np.abs(a - b)
     assert (apart < 1e-3).all(), [(i, float(d)) for i, d in enumerate(apart) if d >= 1e-3]

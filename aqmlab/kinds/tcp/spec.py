@@ -129,8 +129,8 @@ class Tcp(Spec):
       fast retransmit, inflated by every duplicate ACK; Full-TCP: cwnd = ssthresh, every
       dupack from the first frees a segment, none sent new at the third); ``dupacks_after_timeout`` "ignored" |
       "limited_transmit" (ns-2's one-way agents keep limited transmit after a timeout);
-      ``sack_recovery`` "rfc6675" | "ns2_sack1" (sack: ns-2's one-way Agent/TCP/Sack1
-      recovery; web connections keep rfc6675); ``increase_per_ack`` "split" | "one"
+      ``sack_recovery`` "rfc6675" | "ns2_sack1" | "full_tcp" (sack: ns-2's one-way
+      Agent/TCP/Sack1 recovery; web connections: Full-TCP's SACK); ``increase_per_ack`` "split" | "one"
       (ns-2 opens cwnd once per new ACK, also the cumulative one that ends slow start);
       ``ecn_window`` "flight" | "half_window" (ns-2 halves cwnd exactly at an ECN echo,
       below 2 segments too, keeps it, and opens it at every new ACK without ECN-Echo

@@ -253,6 +253,12 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
                               BooleanValue(false),
                               MakeBooleanAccessor(&AqmTcpSocket::m_sack1),
                               MakeBooleanChecker())
+                .AddAttribute("SackFullTcp",
+                              "With Sack1Recovery: ns-2's Full-TCP SACK instead (see \"Sack1\" "
+                              "below, web connections)",
+                              BooleanValue(false),
+                              MakeBooleanAccessor(&AqmTcpSocket::m_sackFullTcp),
+                              MakeBooleanChecker())
                 .AddAttribute("ExactCaIncrease",
                               "aqmlab's TcpNs2NewReno: congestion avoidance keeps the byte "
                               "fraction of mss^2/cwnd (ns-2); false: TcpNewReno's truncation",
@@ -430,6 +436,7 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
           m_renoFullTcpWindow(other.m_renoFullTcpWindow),
           m_ltAfterTimeout(other.m_ltAfterTimeout),
           m_sack1(other.m_sack1),
+          m_sackFullTcp(other.m_sackFullTcp),
           m_ecnHalvesWindow(other.m_ecnHalvesWindow),
           m_ecnBelowOne(other.m_ecnBelowOne),
           m_ecnPastRecover(other.m_ecnPastRecover),
@@ -2225,14 +2232,16 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         }
         if (m_sack1Active)
         {
-            m_sack1Pipe -= (ack > head && ack < m_recover) ? 2 : 1;
+            const int64_t n = (ack > head && ack < m_recover) ? 2 : 1;
+            m_sack1Pipe -= n;
+            m_sackFtPipe -= n * int64_t(m_tcb->m_segmentSize);
         }
         if (m_tcb->m_congState == TcpSocketState::CA_LOSS)
         {
             m_sack1Blocks.clear();
             return true;
         }
-        if (ack > head && !m_sack1Active)
+        if (ack > head && !m_sack1Active && !m_sackFullTcp)
         {
             // a new ACK outside recovery: ns-2's recv() newack + ClearScoreBoard(), its
             // SACK blocks unused; ns-3's scoreboard forgets too and sees none of them
@@ -2294,6 +2303,17 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         return false;
     }
 
+    /// The bytes the scoreboard holds above the cumulative ACK (ScoreBoard sq_.total()).
+    uint32_t Sack1Sacked() const
+    {
+        uint32_t total = 0;
+        for (const auto& [l, r] : m_sack1Blocks)
+        {
+            total += r - l;
+        }
+        return total;
+    }
+
     /// After the base class processed an ACK: entry (dupack_action) and exit.
     void Sack1AfterAck(TcpSocketState::TcpCongState_t before,
                        TcpSocketState::TcpCongState_t after,
@@ -2307,9 +2327,13 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
             after == TcpSocketState::CA_RECOVERY)
         {
             m_sack1Active = true;
-            m_sack1Entered = true; // ns-2 sends nothing more for this ACK
+            m_sack1Entered = !m_sackFullTcp; // Sack1 sends nothing more for this ACK
             m_sack1Pipe = int64_t((m_tcb->m_highTxMark - m_txBuffer->HeadSequence()) / mss) -
                           int64_t(m_retxThresh);
+            // Full-TCP: pipe_ = maxseq_ - highest_ack_ - sq_.total(); the fast
+            // retransmission (foutput() without sent()) is not counted either
+            m_sackFtPipe = int64_t(m_tcb->m_highTxMark - m_txBuffer->HeadSequence()) -
+                           int64_t(Sack1Sacked());
             m_sack1Rxt = m_txBuffer->HeadSequence() + mss; // MarkRetran(highest_ack_ + 1)
             if (fromCwr)
             {
@@ -2325,11 +2349,29 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         else if (m_sack1Active && after != TcpSocketState::CA_RECOVERY)
         {
             m_sack1Active = false;
-            m_sack1Blocks.clear();
-            m_txBuffer->ResetRenoSack(); // ns-3's scoreboard follows (see "Sack1")
+            if (!m_sackFullTcp)
+            {
+                m_sack1Blocks.clear();
+                m_txBuffer->ResetRenoSack(); // ns-3's scoreboard follows (see "Sack1")
+            }
+            else
+            {
+                // dupack_action()'s bug_fix_: a next recovery once highest_ack_ > recover_
+                // (maxseq_, one past the highest byte sent at the fast retransmit). ns-3
+                // deactivated its recovery point on leaving: a loss of the first segment
+                // sent after the fast retransmit waits for the timeout on ns-2.
+                m_recover = m_recover + 1;
+                m_recoverActive = true;
+            }
             if (after == TcpSocketState::CA_OPEN)
             {
-                SetExactCwnd(m_sack1Cwnd); // kept, not opened for this ACK
+                // Sack1: kept, not opened for this ACK; Full-TCP opens it (opencwnd)
+                double cwnd = m_sack1Cwnd;
+                if (m_sackFullTcp)
+                {
+                    cwnd += cwnd < m_tcb->m_ssThresh.Get() ? mss : double(mss) * mss / cwnd;
+                }
+                SetExactCwnd(cwnd);
             }
         }
         else if (!m_sack1Active && ack > oldHead && after == TcpSocketState::CA_DISORDER)
@@ -2349,7 +2391,8 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
             return;
         }
         const uint32_t mss = m_tcb->m_segmentSize;
-        while (m_sack1Pipe < int64_t(m_tcb->m_cWnd.Get() / mss))
+        const int64_t segments = m_tcb->m_cWnd.Get() / mss; // int(cwnd_)
+        while (m_sackFullTcp ? m_sackFtPipe < segments * mss : m_sack1Pipe < segments)
         {
             SequenceNumber32 seq;
             if (!Sack1NextHole(&seq))
@@ -2364,6 +2407,11 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
                 {
                     break;
                 }
+                if (m_sackFullTcp && (m_nagleKnown ? m_nagle : !m_noDelay) &&
+                    m_txBuffer->SizeFromSequence(seq) < mss)
+                {
+                    break; // foutput(): Nagle holds a short tail while data is outstanding
+                }
             }
             m_tcb->m_nextTxSequence = seq;
             const uint32_t sz = SendDataPacket(seq, mss, true);
@@ -2375,10 +2423,25 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         }
     }
 
-    /// In a Sack1 recovery the sender is Sack1Send: ns-3's sends nothing.
+    /// In a Sack1 recovery the sender is Sack1Send: ns-3's sends nothing. Full-TCP's SACK
+    /// outside recovery tests the window against every segment sent and not cumulatively
+    /// acknowledged (t_seqno_ - highest_ack_), SACKed ones included: without limited
+    /// transmit a dupack frees nothing (ns-3 sent a new segment on each SACK).
     uint32_t AvailableWindow() const override
     {
-        return m_sack1Active ? 0 : TcpSocketBase::AvailableWindow();
+        if (m_sack1Active)
+        {
+            return 0;
+        }
+        const auto state = m_tcb->m_congState.Get();
+        if (Sack1() && m_sackFullTcp &&
+            (state == TcpSocketState::CA_OPEN || state == TcpSocketState::CA_DISORDER))
+        {
+            const uint32_t win = Window();
+            const uint32_t flight = m_tcb->m_nextTxSequence.Get() - m_txBuffer->HeadSequence();
+            return flight >= win ? 0 : win - flight;
+        }
+        return TcpSocketBase::AvailableWindow();
     }
 
     void ReTxTimeout() override
@@ -2520,6 +2583,7 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         if (m_sack1Active && sz > 0)
         {
             ++m_sack1Pipe; // pipe_++ (the fast retransmission itself is not counted)
+            m_sackFtPipe += sz; // sent(): pipe_ += amt
             if (retrans && seq + sz > m_sack1Rxt)
             {
                 m_sack1Rxt = seq + sz; // MarkRetran
@@ -2945,6 +3009,8 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     SequenceNumber32 m_recoverBeforeAck{0};
     uint32_t m_lossDupAcks{0}; // duplicate ACKs since the last new ACK, in the loss state
     bool m_sack1{false};       // Sack1Recovery (see "Sack1")
+    bool m_sackFullTcp{false}; // SackFullTcp: Full-TCP's flavour of it (see "Sack1")
+    int64_t m_sackFtPipe{0};   // Full-TCP's pipe_, in bytes
     bool m_sack1Active{false}; // in a Sack1 fast recovery (fastrecov_)
     bool m_sack1Entered{false}; // this ACK started it: nothing more is sent for it
     bool m_sack1Partial{false}; // the base class is processing a partial ACK of it

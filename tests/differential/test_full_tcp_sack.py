@@ -1,0 +1,67 @@
+"""Full-TCP's SACK recovery, packet by packet (``tcp.sack_recovery = "full_tcp"``, the web
+default with ``variant = "sack"``).
+
+ns-2.35's SackFullTcpAgent is neither RFC 6675 (ns-3) nor the one-way Sack1. Outside a
+recovery its window is tested against every segment sent and not cumulatively
+acknowledged, SACKed ones included, so without limited transmit a duplicate ACK frees
+nothing; in recovery pipe_ starts as the flight less the SACKed bytes (the fast
+retransmission not counted), loses a segment per ACK (two per partial ACK) and gains what
+is sent; a next recovery waits until the cumulative ACK passes recover_. One 300 B
+request per test, 50 ms base RTT, initial window 2. Found by random drop lists for single
+web connections on both engines (``test_random_drops.py``).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from aqmlab.engines import ns2
+from tests.differential.planned import forward_drops, run
+
+pytestmark = [pytest.mark.ns3, pytest.mark.ns2,
+              pytest.mark.skipif(not ns2.available(), reason="ns-2 (`ns`) is not installed")]
+
+SACK = {"variant": "sack"}
+RFC6675 = {**SACK, "sack_recovery": "rfc6675"}
+
+
+def _response_time(engine: str, tcp: dict, drops: tuple[int, ...], response: int) -> float:
+    sc = forward_drops(drops, tcp, duration="30s")
+    return float(run(sc, engine, [300], [response])[0].response_time_s.iloc[0])
+
+
+def test_a_sack_frees_no_segment_outside_recovery():
+    """A 5-segment response losing its first segment (arrival 2): the one dupack the
+    second segment brings frees nothing on ns-2.35, whose retransmission timer resends it
+    (1.206 s after the SYN, within 1 ms on both engines). RFC 6675 counts the SACKed
+    segment out of the flight, sends new data on each SACK, reaches three dupacks and
+    ends at 0.307 s."""
+    ns2_ = _response_time("ns2", SACK, (2,), 6742)
+    assert ns2_ == pytest.approx(1.206, abs=0.002)
+    assert abs(_response_time("ns3", SACK, (2,), 6742) - ns2_) < 0.001
+    assert _response_time("ns3", RFC6675, (2,), 6742) == pytest.approx(0.307, abs=0.002)
+
+
+def test_pipe_counts_the_flight_less_the_sacked_bytes():
+    """A 20-segment response losing segment 6 of a 7-segment flight and then the first
+    new segment of the recovery (arrivals 7 and 17): pipe_ = 7 - 3 at the third dupack
+    against int(cwnd_) = 3, so new segments leave on the fifth and sixth; both engines end
+    the response at 0.419 s, within 1 ms. RFC 6675 ends it two round trips later."""
+    ns2_ = _response_time("ns2", SACK, (7, 17), 28_319)
+    assert ns2_ == pytest.approx(0.419, abs=0.002)
+    assert abs(_response_time("ns3", SACK, (7, 17), 28_319) - ns2_) < 0.001
+    rfc = _response_time("ns3", RFC6675, (7, 17), 28_319)
+    assert rfc == pytest.approx(ns2_ + 0.098, abs=0.002)
+
+
+def test_the_next_recovery_waits_past_the_recovery_point():
+    """A 40-segment response losing segment 11 (arrival 13) and then the first segment
+    sent after its fast retransmit (arrival 27): the ACK that ends the first recovery is
+    exactly recover_ (maxseq_ at the fast retransmit), and ns-2.35's bug_fix_ wants
+    highest_ack_ > recover_, so the three dupacks that follow start nothing and the
+    retransmission timer resends the segment; both engines end at 1.568 s, within 1 ms.
+    RFC 6675 fast-retransmits it and ends at 0.513 s."""
+    ns2_ = _response_time("ns2", SACK, (13, 27), 56_473)
+    assert ns2_ == pytest.approx(1.568, abs=0.002)
+    assert abs(_response_time("ns3", SACK, (13, 27), 56_473) - ns2_) < 0.001
+    assert _response_time("ns3", RFC6675, (13, 27), 56_473) == pytest.approx(0.513, abs=0.002)
