@@ -46,6 +46,14 @@ def forward_drops(drops: tuple[int, ...], tcp: dict[str, Any] | None = None, *,
         limit="1000p", drop_packets=drops, drop_count="all")})
 
 
+def reverse_drops(drops: tuple[int, ...], tcp: dict[str, Any] | None = None, *,
+                  duration: str = "20s") -> Scenario:
+    """:func:`scenario` whose reverse (client -> server) bottleneck queue drops arrivals
+    ``drops`` (numbered from 1, every packet counted: SYNs, requests, ACKs)."""
+    return scenario(tcp, duration=duration).replace(**{"topology.reverse_queue": DropTail(
+        limit="1000p", drop_packets=drops, drop_count="all")})
+
+
 def run(sc: Scenario, engine: str, request, response, *, start=None, gap: float = 1.0,
         server_delay=None) -> tuple[pd.DataFrame, RawRun]:
     """``sc`` on ``engine`` with these connections in place of the group's draw: request and

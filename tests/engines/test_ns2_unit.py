@@ -68,6 +68,9 @@ def base(**kw) -> Scenario:
           traffic=[PackMime(rate=5)]), "tcp.fin_retransmit"),
     (base(tcp=Tcp(limited_transmit=False, ack_rule="full_tcp", syn_timeout="full_tcp",
                   fin_retransmit="rto"), traffic=[PackMime(rate=5)]), "tcp.dup_syn"),
+    (base(tcp=Tcp(limited_transmit=False, ack_rule="full_tcp", syn_timeout="full_tcp",
+                  fin_retransmit="rto", dup_syn="ignore"), traffic=[PackMime(rate=5)]),
+     "tcp.dup_synack"),
     (base(tcp=Tcp(ecn=True, ect_retransmissions=False)), "tcp.ect_retransmissions"),
     (base(tcp=Tcp(ack_rule="full_tcp", delayed_ack=True)), "tcp.ack_rule"),
 ])

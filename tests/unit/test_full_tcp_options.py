@@ -1,4 +1,4 @@
-"""The Full-TCP options of ``Tcp`` (ack_rule, dup_syn, syn_timeout, fin_retransmit,
+"""The Full-TCP options of ``Tcp`` (ack_rule, dup_syn, dup_synack, syn_timeout, fin_retransmit,
 ect_retransmissions), the drop list's ``drop_count`` and PackMime's planned server delay:
 validation, what each serialises (older hashes kept at the defaults), the ns-3 attributes
 and the ns-2 mapping; and how a web socket resolves the timer mechanisms' "auto"."""
@@ -16,6 +16,7 @@ from aqmlab.scenario import Bulk, DropTail, Dumbbell, PackMime, RunControl, Scen
 
 
 @pytest.mark.parametrize("field,value", [("ack_rule", "bytes"), ("dup_syn", "drop"),
+                                         ("dup_synack", "answer"),
                                          ("syn_timeout", "halves"), ("fin_retransmit", "fast"),
                                          ("ect_retransmissions", 1)])
 def test_bad_values_name_the_field(field, value):
@@ -26,6 +27,7 @@ def test_bad_values_name_the_field(field, value):
 
 @pytest.mark.parametrize("field,allowed", [
     ("ack_rule", "segments, full_tcp"), ("dup_syn", "answer, ignore"),
+    ("dup_synack", "ignore, ack"),
     ("syn_timeout", "ns3, full_tcp"), ("fin_retransmit", "rtt, rto")])
 def test_the_message_names_field_value_and_what_is_allowed(field, allowed):
     with pytest.raises(ScenarioError, match=f"{field} = 'x' is invalid: .*{allowed}"):
@@ -45,12 +47,12 @@ def test_no_syn_ack_option():
 
 def test_defaults_serialise_nothing_new_so_older_hashes_stay():
     d = Tcp().to_dict()
-    for name in ("ack_rule", "dup_syn", "syn_timeout", "fin_retransmit",
+    for name in ("ack_rule", "dup_syn", "dup_synack", "syn_timeout", "fin_retransmit",
                  "ect_retransmissions"):
         assert name not in d
     assert {"syn_timeout", "fin_retransmit"} <= set(Tcp(**FULL_TCP).to_dict())
     assert Tcp(**FULL_TCP).to_dict()["ack_rule"] == "full_tcp"
-    assert {"ack_rule", "dup_syn", "nagle"} <= set(Tcp(**FULL_TCP).to_dict())
+    assert {"ack_rule", "dup_syn", "dup_synack", "nagle"} <= set(Tcp(**FULL_TCP).to_dict())
     # ECT on retransmissions is ns-2's, the default; it is part of every ECN scenario
     assert Tcp(ecn=True).to_dict()["ect_retransmissions"] is True
 
@@ -58,9 +60,9 @@ def test_defaults_serialise_nothing_new_so_older_hashes_stay():
 def test_ns3_attributes_carry_each_option():
     attrs = dict(Tcp(**FULL_TCP).ns3().attributes)
     assert attrs["TcpNoDelay"] == "false"
-    assert attrs["FullTcpAcks"] == attrs["IgnoreDupSyn"] == "true"
+    assert attrs["FullTcpAcks"] == attrs["IgnoreDupSyn"] == attrs["AckDupSynAck"] == "true"
     plain = dict(Tcp().ns3().attributes)
-    assert plain["FullTcpAcks"] == plain["IgnoreDupSyn"] == "false"
+    assert plain["FullTcpAcks"] == plain["IgnoreDupSyn"] == plain["AckDupSynAck"] == "false"
     assert dict(Tcp(ect_retransmissions=False).ns3().attributes)["EctRetransmissions"] == "false"
     assert attrs["FullTcpSynTimeout"] == attrs["FinOnRto"] == "true"
     web = dict(Tcp().ns3(one_way=False).attributes)  # a bulk flow's: syn_timeout_ssthresh
@@ -73,16 +75,19 @@ def test_a_web_socket_is_ns2s_full_tcp_with_both_sets_of_options(variant):
     as set, and the timer/recovery mechanisms' "auto" resolved to Full-TCP's (tcp-full.cc):
     one timed segment, RTO in ticks, back-off ended by every new ACK (newack(): t_backoff_
     = 1), timer restarted at a fast retransmit, ssthresh halved at every timeout,
-    bugFix_, exact 1/cwnd growth, cwnd = ssthresh in recovery (no one-way dupwnd_), no
-    limited transmit after a timeout (Full-TCP has none)."""
+    bugFix_ only after a timeout (Reno), exact 1/cwnd growth, cwnd = ssthresh in recovery
+    with every dupack freeing a segment (no one-way dupwnd_), no limited transmit after a
+    timeout (Full-TCP has none), Full-TCP's SACK recovery."""
     t = Tcp(variant=variant, **FULL_TCP)
     a = dict(t.ns3(one_way=False).attributes)
     assert a["TcpNoDelay"] == "false" and a["LimitedTransmit"] == "false"
     assert a["FullTcpAcks"] == a["IgnoreDupSyn"] == a["FullTcpSynTimeout"] == "true"
     assert a["FinOnRto"] == a["EctRetransmissions"] == "true"
     assert a["RttTimed"] == a["RtoTicks"] == a["RtoRestartOnFastRetransmit"] == "true"
-    assert a["TimeoutHalvesWindow"] == a["RenoFastRetransmitGuard"] == "true"
+    assert a["TimeoutHalvesWindow"] == a["RenoFullTcpWindow"] == "true"
     assert a["RtoBackoffUntilSample"] == a["RenoHalfCwnd"] == "false"
+    assert a["RenoFastRetransmitGuard"] == "false"
+    assert a["SackFullTcp"] == a["Sack1Recovery"] == "true"  # acts only with SACK
     assert a["LimitedTransmitAfterTimeout"] == "false"
     assert t.ns3(one_way=False).congestion == "aqmlab::TcpNs2NewReno"
     # the same Tcp for a bulk flow: ns-2's one-way agents

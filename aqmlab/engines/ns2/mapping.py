@@ -90,7 +90,8 @@ TCP (one-way agents for bulk flows and transfers, Full-TCP for web connections):
   held one (``DelAck``): ``ack_rule = "segments"``, or "full_tcp" without delayed ACKs
   (every segment is full-sized).
 - ``dup_syn``: Full-TCP ignores a duplicate SYN in SYN_RECEIVED ("ignore", which web groups
-  need); ``syn_timeout``: its SYN and SYN/ACK timeouts are handled as any timeout
+  need) and ``dup_synack``: acknowledges a duplicate SYN/ACK once established ("ack");
+  ``syn_timeout``: its SYN and SYN/ACK timeouts are handled as any timeout
   ("full_tcp", which web groups need); ``fin_retransmit``: a FIN is resent on the
   retransmission timer ("rto", which web groups need); one-way agents have no SYN. ``ect_retransmissions``: ns-2's agents always
   send retransmitted data ECN-capable (True, required with ECN).

@@ -117,6 +117,9 @@ def _tcp(t: Tcp, k: int | None, group_tcp: dict | None, full_tcp: bool) -> None:
     if full_tcp and t.dup_syn != "ignore":
         fail("dup_syn", "ns-2's Full-TCP ignores a duplicate SYN and resends its SYN/ACK on "
              "its own timer", 'set dup_syn = "ignore" for web traffic')
+    if full_tcp and t.dup_synack != "ack":
+        fail("dup_synack", "ns-2's Full-TCP acknowledges a duplicate SYN/ACK once "
+             "established", 'set dup_synack = "ack" for web traffic')
     if not full_tcp and t.ack_rule == "full_tcp" and t.delayed_ack:
         fail("ack_rule", "ns-2's one-way DelAck sink times a held ACK from its segment, "
              "not on a clock tick", 'use ack_rule = "segments" with delayed_ack')

@@ -31,15 +31,19 @@ LOSS_IN_CWR = ("fast_retransmit", "timeout")
 ACK_RULES = ("segments", "full_tcp")
 #: Tcp.dup_syn: answer a duplicate SYN at once (ns-3), or leave it to the SYN/ACK's timer.
 DUP_SYN = ("answer", "ignore")
+#: Tcp.dup_synack: an opener ignores a duplicate SYN/ACK once established (ns-3), or
+#: acknowledges it (ns-2's Full-TCP).
+DUP_SYNACK = ("ignore", "ack")
 #: Tcp.syn_timeout: what a SYN or SYN/ACK timeout leaves behind, ns-3's way or ns-2's.
 SYN_TIMEOUT = ("ns3", "full_tcp")
 #: Tcp.fin_retransmit: a passive closer's FIN resent on ns-3's LAST_ACK timer, or its RTO.
 FIN_RETRANSMIT = ("rtt", "rto")
 #: The Tcp fields that give ns-2.35's Full-TCP, which runs web traffic in ns-2 (PackMime):
-#: Nagle on (``nodelay_ false``), ACKs by bytes with a tick clock, duplicate SYNs ignored, a
+#: Nagle on (``nodelay_ false``), ACKs by bytes with a tick clock, duplicate SYNs ignored and
+#: duplicate SYN/ACKs acknowledged, a
 #: SYN or SYN/ACK timeout handled as any timeout, the FIN resent on the RTO, no limited
 #: transmit. Studies that ran on ns-2 set them for their web groups.
-FULL_TCP = {"nagle": True, "ack_rule": "full_tcp", "dup_syn": "ignore",
+FULL_TCP = {"nagle": True, "ack_rule": "full_tcp", "dup_syn": "ignore", "dup_synack": "ack",
             "syn_timeout": "full_tcp", "fin_retransmit": "rto", "limited_transmit": False}
 RECOVERY = {"classic": "ns3::TcpClassicRecovery", "prr": "ns3::TcpPrrRecovery"}
 
@@ -83,6 +87,10 @@ class Tcp(Spec):
     - ``dup_syn`` "answer": a listener whose SYN/ACK is outstanding answers a duplicate SYN
       with a new SYN/ACK at once (ns-3); "ignore" is ns-2's Full-TCP, which resends its
       SYN/ACK on its own retransmission timer only. Serialised only when "ignore".
+    - ``dup_synack`` "ignore": an opener already established ignores a duplicate SYN/ACK
+      (ns-3); "ack" is ns-2's Full-TCP, which trims the SYN as an old segment and
+      acknowledges it at once, so a listener whose handshake ACK and first data were both
+      lost is established by its SYN/ACK retry. Serialised only when "ack".
     - ``syn_timeout`` "ns3": a SYN or SYN/ACK retransmission timeout leaves ssthresh alone,
       and, with ns-3's timer, the first data's RTO (no RTT sample from a retransmitted
       handshake) is the RTT estimator's initial one (opener, 1 s) or the backed-off
@@ -188,6 +196,7 @@ class Tcp(Spec):
     ack_rule: str = "segments"
     ect_retransmissions: bool = True
     dup_syn: str = "answer"
+    dup_synack: str = "ignore"
     syn_timeout: str = "ns3"
     fin_retransmit: str = "rtt"
     rtt_sampling: str = "auto"
@@ -223,6 +232,7 @@ class Tcp(Spec):
         check_choice(self.loss_in_cwr, "loss_in_cwr", LOSS_IN_CWR)
         check_choice(self.ack_rule, "ack_rule", ACK_RULES)
         check_choice(self.dup_syn, "dup_syn", DUP_SYN)
+        check_choice(self.dup_synack, "dup_synack", DUP_SYNACK)
         check_choice(self.syn_timeout, "syn_timeout", SYN_TIMEOUT)
         check_choice(self.fin_retransmit, "fin_retransmit", FIN_RETRANSMIT)
         mechanisms.check(self)
@@ -262,6 +272,8 @@ class Tcp(Spec):
             del d["ect_retransmissions"]
         if d["dup_syn"] == "answer":
             del d["dup_syn"]
+        if d["dup_synack"] == "ignore":
+            del d["dup_synack"]
         if d["syn_timeout"] == "ns3":
             del d["syn_timeout"]
         if d["fin_retransmit"] == "rtt":
@@ -357,6 +369,7 @@ class Tcp(Spec):
             ("FullTcpAcks", _b(self.ack_rule == "full_tcp")),
             ("EctRetransmissions", _b(self.ect_retransmissions)),
             ("IgnoreDupSyn", _b(self.dup_syn == "ignore")),
+            ("AckDupSynAck", _b(self.dup_synack == "ack")),
             # ns-2's rule for a SYN timeout: Full-TCP's (syn_timeout) or the one-way
             # agents' (syn_timeout_ssthresh "halve"), the same slowdown()
             ("FullTcpSynTimeout", _b(self.syn_timeout == "full_tcp" or mechanisms.resolve(

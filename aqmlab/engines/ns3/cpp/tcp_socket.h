@@ -151,6 +151,13 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
                               BooleanValue(false),
                               MakeBooleanAccessor(&AqmTcpSocket::m_ignoreDupSyn),
                               MakeBooleanChecker())
+                .AddAttribute("AckDupSynAck",
+                              "An established opener acknowledges a duplicate SYN/ACK at "
+                              "once (ns-2's Full-TCP: the SYN trimmed as an old segment, "
+                              "TF_ACKNOW); false: ignore it (ns-3)",
+                              BooleanValue(false),
+                              MakeBooleanAccessor(&AqmTcpSocket::m_ackDupSynAck),
+                              MakeBooleanChecker())
                 .AddAttribute("FullTcpSynTimeout",
                               "A SYN or SYN/ACK retransmission timeout is handled as ns-2 "
                               "handles any timeout: ssthresh halved, and the first data's RTO "
@@ -433,6 +440,7 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
           m_timeoutHalvesWindow(other.m_timeoutHalvesWindow),
           m_renoGuard(other.m_renoGuard),
           m_renoHalfCwnd(other.m_renoHalfCwnd),
+          m_ackDupSynAck(other.m_ackDupSynAck),
           m_renoFullTcpWindow(other.m_renoFullTcpWindow),
           m_ltAfterTimeout(other.m_ltAfterTimeout),
           m_sack1(other.m_sack1),
@@ -707,6 +715,16 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         {
             m_dupSynAckOwed = true;
             return; // Full-TCP: our SYN/ACK's timer will resend it (see "Full-TCP" below)
+        }
+        if (m_ackDupSynAck && m_state == ESTABLISHED && IsDuplicateSynAck(packet))
+        {
+            // Full-TCP's recv(): the SYN lies below rcv_nxt_, is trimmed as an old segment,
+            // and a completely duplicate segment sets TF_ACKNOW ("send an ACK to
+            // resynchronize"); its old ACK field changes nothing. ns-3 ignores it, so a
+            // listener whose handshake ACK and first data were both lost waited for the
+            // data's retransmission instead of being established by its SYN/ACK retry.
+            SendEmptyPacket(TcpHeader::ACK);
+            return;
         }
         const bool synRcvd = m_state == SYN_RCVD;
         NagleForNewDataOnly(); // an ACK may make ns-3 send or resend
@@ -2652,6 +2670,14 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     //    handshake completes. ns-3 answers each duplicate SYN with a SYN/ACK at once (and
     //    doubles its timer).
 
+    static bool IsDuplicateSynAck(Ptr<const Packet> packet)
+    {
+        TcpHeader h;
+        packet->PeekHeader(h);
+        const uint8_t f = h.GetFlags();
+        return (f & TcpHeader::SYN) && (f & TcpHeader::ACK) && !(f & TcpHeader::RST);
+    }
+
     static bool IsDuplicateSyn(Ptr<const Packet> packet)
     {
         TcpHeader h;
@@ -2851,6 +2877,7 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     bool m_fullTcpSynTimeout{false};
     bool m_finOnRto{false};
     bool m_dupSynAckOwed{false}; // IgnoreDupSyn: a duplicate SYN was ignored, an ACK owed
+    bool m_ackDupSynAck{false};  // AckDupSynAck
     uint32_t m_synTimeouts{0};  // SYN or SYN/ACK retransmission timeouts (FullTcpSynTimeout)
     uint32_t m_synSsThresh{0};  // the ssthresh they left
     bool m_nagle{false};      // Nagle configured (TcpNoDelay false), see NagleForNewDataOnly
