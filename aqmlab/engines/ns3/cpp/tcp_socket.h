@@ -859,6 +859,36 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         }
     }
 
+    // ---- Full-TCP's fast recovery -------------------------------------------------------
+    // ns-2's Full-TCP Reno (web connections) sets cwnd_ = ssthresh_ + dupacks_ at the third
+    // duplicate ACK and adds one per later dupack (extra_ack), against a flight of
+    // t_seqno_ - highest_ack_: every dupack from the first frees a segment. It sends only
+    // the fast retransmission at the third (dupack_action, then `goto drop`, no
+    // send_much); the fourth and later send what the window allows. ns-3's classic
+    // recovery (cwnd = ssthresh) counts a dupack as a segment gone (an emulated SACK mark)
+    // from the third on; without limited transmit the first two free nothing, so new data
+    // left two dupacks later than on ns-2 (a 20-segment response, segment 5 of a 10-segment
+    // window lost: ns-2.35 sent two new segments on the fourth and fifth dupacks, ns-3 none,
+    // and the response ended a round trip later). With RenoFullTcpWindow the two marks are
+    // added at the fourth dupack, before it is processed: the third sends nothing new (as
+    // ns-3 did), the fourth and later as ns-2.
+    void CountFullTcpDupacks()
+    {
+        const uint32_t mss = m_tcb->m_segmentSize;
+        for (; m_fullTcpMarksOwed > 0; --m_fullTcpMarksOwed)
+        {
+            // a segment above the head not yet marked: the sent list holds it
+            const uint32_t outstanding = m_tcb->m_highTxMark.Get() - m_txBuffer->HeadSequence();
+            if (m_txBuffer->GetSacked() + 2 * mss > outstanding)
+            {
+                m_fullTcpMarksOwed = 0;
+                break;
+            }
+            m_txBuffer->AddRenoSack();
+        }
+    }
+
+
     // ---- Reno -------------------------------------------------------------------------
     // Without SACK, ns-3 emulates a scoreboard from duplicate ACKs: each dupack marks the
     // next segment after SND.UNA "sacked" (TcpTxBuffer::AddRenoSack, also for the limited
@@ -899,35 +929,6 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     //     cwnd 10 (ns-2: 5) (both measured). In Reno mode ssthresh is recomputed the ns-2
     //     way from the cwnd before the event (classic recovery is re-entered with it).
     // After a timeout the RFC 6582 / ns-2 bugfix_ rule in ReTxTimeout applies to Reno too.
-    // ---- Full-TCP's fast recovery -------------------------------------------------------
-    // ns-2's Full-TCP Reno (web connections) sets cwnd_ = ssthresh_ + dupacks_ at the third
-    // duplicate ACK and adds one per later dupack (extra_ack), against a flight of
-    // t_seqno_ - highest_ack_: every dupack from the first frees a segment. It sends only
-    // the fast retransmission at the third (dupack_action, then `goto drop`, no
-    // send_much); the fourth and later send what the window allows. ns-3's classic
-    // recovery (cwnd = ssthresh) counts a dupack as a segment gone (an emulated SACK mark)
-    // from the third on; without limited transmit the first two free nothing, so new data
-    // left two dupacks later than on ns-2 (a 20-segment response, segment 5 of a 10-segment
-    // window lost: ns-2.35 sent two new segments on the fourth and fifth dupacks, ns-3 none,
-    // and the response ended a round trip later). With RenoFullTcpWindow the two marks are
-    // added at the fourth dupack, before it is processed: the third sends nothing new (as
-    // ns-3 did), the fourth and later as ns-2.
-    void CountFullTcpDupacks()
-    {
-        const uint32_t mss = m_tcb->m_segmentSize;
-        for (; m_fullTcpMarksOwed > 0; --m_fullTcpMarksOwed)
-        {
-            // a segment above the head not yet marked: the sent list holds it
-            const uint32_t outstanding = m_tcb->m_highTxMark.Get() - m_txBuffer->HeadSequence();
-            if (m_txBuffer->GetSacked() + 2 * mss > outstanding)
-            {
-                m_fullTcpMarksOwed = 0;
-                break;
-            }
-            m_txBuffer->AddRenoSack();
-        }
-    }
-
     void ReceivedAck(Ptr<Packet> packet, const TcpHeader& tcpHeader) override
     {
         // ns-2 Reno's dupwnd_ as this ACK finds it (ecn() runs before recv() counts a
@@ -2425,7 +2426,7 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
                 {
                     break;
                 }
-                if (m_sackFullTcp && (m_nagleKnown ? m_nagle : !m_noDelay) &&
+                if (m_sackFullTcp && NagleConfigured() &&
                     m_txBuffer->SizeFromSequence(seq) < mss)
                 {
                     break; // foutput(): Nagle holds a short tail while data is outstanding
@@ -2670,19 +2671,23 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     //    handshake completes. ns-3 answers each duplicate SYN with a SYN/ACK at once (and
     //    doubles its timer).
 
-    static bool IsDuplicateSynAck(Ptr<const Packet> packet)
+    static uint8_t Flags(Ptr<const Packet> packet)
     {
         TcpHeader h;
         packet->PeekHeader(h);
-        const uint8_t f = h.GetFlags();
+        return h.GetFlags();
+    }
+
+    static bool IsDuplicateSynAck(Ptr<const Packet> packet)
+    {
+        const uint8_t f = Flags(packet);
         return (f & TcpHeader::SYN) && (f & TcpHeader::ACK) && !(f & TcpHeader::RST);
     }
 
     static bool IsDuplicateSyn(Ptr<const Packet> packet)
     {
-        TcpHeader h;
-        packet->PeekHeader(h);
-        return (h.GetFlags() & TcpHeader::SYN) && !(h.GetFlags() & TcpHeader::ACK);
+        const uint8_t f = Flags(packet);
+        return (f & TcpHeader::SYN) && !(f & TcpHeader::ACK);
     }
 
   public:
@@ -2770,6 +2775,13 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         }
         m_tcb->m_nextTxSequence = seq + sz;
         return true;
+    }
+
+    /// Whether Nagle was configured (TcpNoDelay false), whatever NagleForNewDataOnly has
+    /// since made of m_noDelay.
+    bool NagleConfigured() const
+    {
+        return m_nagleKnown ? m_nagle : !m_noDelay;
     }
 
     /// Nagle's test on new data only: off while the buffer holds nothing unsent (then a
