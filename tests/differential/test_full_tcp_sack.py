@@ -65,3 +65,33 @@ def test_the_next_recovery_waits_past_the_recovery_point():
     assert ns2_ == pytest.approx(1.568, abs=0.002)
     assert abs(_response_time("ns3", SACK, (13, 27), 56_473) - ns2_) < 0.001
     assert _response_time("ns3", RFC6675, (13, 27), 56_473) == pytest.approx(0.513, abs=0.002)
+
+
+def test_after_a_timeout_only_holes_are_resent():
+    """A 20-segment response losing segments 6, 7 and 10, then the fast retransmission
+    of 6 and its first timeout retransmission, and the 26th packet to arrive (arrivals 7,
+    8, 11, 14, 15, 26; the SYN/ACK is the first): after the second timeout ns-2.35's
+    Full-TCP SACK rebuilds its scoreboard from the ACKs and resends the holes only
+    (segment 7, then 10), skipping segment 8, which the receiver holds; going back N
+    resends it, so the 26th arrival is another segment. Both engines end at 4.619 s,
+    within 1 ms; with ``sack_timeout = "go_back_n"`` (Sack1's) the response ends 49 ms
+    earlier."""
+    drops = (7, 8, 11, 14, 15, 26)
+    ns2_ = _response_time("ns2", SACK, drops, 28_267)
+    assert ns2_ == pytest.approx(4.619, abs=0.002)
+    assert abs(_response_time("ns3", SACK, drops, 28_267) - ns2_) < 0.001
+    gbn = _response_time("ns3", {**SACK, "sack_timeout": "go_back_n"}, drops, 28_267)
+    assert gbn == pytest.approx(ns2_ - 0.049, abs=0.002)
+
+
+def test_nagle_holds_the_tail_at_a_partial_ack():
+    """A 28,227-byte response (19 full segments and a 1,247-byte tail) losing segments
+    11, 15 and 19 (arrivals 12, 16, 20): the recovery point is past segment 19, so the ACK
+    that the resent segment 15 brings is partial, with no hole left to resend and only
+    the short tail as new data, which Nagle holds on ns-2.35 while data is outstanding;
+    segment 19 waits for the timeout and the response ends at 1.410 s on both engines,
+    within 1 ms. (Sending the tail there, as ns-3's partial-ACK retransmission did, drew
+    the dupacks that resent segment 19 a second earlier.)"""
+    ns2_ = _response_time("ns2", SACK, (12, 16, 20), 28_227)
+    assert ns2_ == pytest.approx(1.410, abs=0.002)
+    assert abs(_response_time("ns3", SACK, (12, 16, 20), 28_227) - ns2_) < 0.001

@@ -249,3 +249,18 @@ def test_transfer_ends_are_ns2s_for_one_way_agents_only(field, attr, ns2, ns3):
     check(_scenario([PackMime(rate=1, tcp=FULL_TCP)], **{field: ns3}))
     with pytest.raises(ScenarioError, match=f"tcp.{field}"):
         check(_scenario([PackMime(rate=1, tcp=FULL_TCP)], **{field: ns2}))
+
+
+def test_sack_timeout_holes_for_full_tcp_only():
+    """After a timeout Full-TCP's SACK resends holes (web connections), the one-way Sack1
+    goes back N (bulk flows); the ns-2 engine refuses the other value for SACK web groups
+    and ignores the field without SACK."""
+    t = Tcp(variant="sack")
+    assert attrs(t, one_way=False)["SackTimeoutHoles"] == "true"
+    assert attrs(t)["SackTimeoutHoles"] == "false"
+    assert attrs(Tcp(variant="sack", sack_timeout="holes"))["SackTimeoutHoles"] == "true"
+    web = [PackMime(rate=1, tcp=FULL_TCP)]
+    check(_scenario(web, variant="sack"))
+    with pytest.raises(ScenarioError, match="tcp.sack_timeout"):
+        check(_scenario(web, variant="sack", sack_timeout="go_back_n"))
+    check(_scenario(web, sack_timeout="go_back_n"))  # Reno: not read

@@ -140,7 +140,7 @@ def _mechanisms(t: Tcp, full_tcp: bool, fail) -> None:
             continue
         if m.field == "dupacks_after_timeout" and (t.sack or not t.limited_transmit):
             continue  # only without SACK and with limited transmit
-        if m.field == "sack_recovery" and t.variant != "sack":
+        if m.field in ("sack_recovery", "sack_timeout") and t.variant != "sack":
             continue  # Sack1's or Full-TCP SACK's
         if m.field == "delack_sink" and (full_tcp or not t.delayed_ack):
             continue  # the DelAck sink's; Full-TCP acknowledges by its ack_rule

@@ -138,7 +138,10 @@ class Tcp(Spec):
       dupack from the first frees a segment, none sent new at the third); ``dupacks_after_timeout`` "ignored" |
       "limited_transmit" (ns-2's one-way agents keep limited transmit after a timeout);
       ``sack_recovery`` "rfc6675" | "ns2_sack1" | "full_tcp" (sack: ns-2's one-way
-      Agent/TCP/Sack1 recovery; web connections: Full-TCP's SACK); ``increase_per_ack`` "split" | "one"
+      Agent/TCP/Sack1 recovery; web connections: Full-TCP's SACK); ``sack_timeout``
+      "go_back_n" | "holes" (after a timeout, with ns-2's SACK recovery: resend everything
+      from the cumulative ACK (Sack1), or the holes of a scoreboard rebuilt from the ACKs
+      since, then go back N (Full-TCP)); ``increase_per_ack`` "split" | "one"
       (ns-2 opens cwnd once per new ACK, also the cumulative one that ends slow start);
       ``ecn_window`` "flight" | "half_window" (ns-2 halves cwnd exactly at an ECN echo,
       below 2 segments too, keeps it, and opens it at every new ACK without ECN-Echo
@@ -211,6 +214,7 @@ class Tcp(Spec):
     reno_window: str = "auto"
     dupacks_after_timeout: str = "auto"
     sack_recovery: str = "auto"
+    sack_timeout: str = "auto"
     increase_per_ack: str = "auto"
     ecn_window: str = "auto"
     ecn_cwnd_floor: str = "auto"

@@ -1,6 +1,6 @@
 // aqmlab/engines/ns3/cpp/private_member.h -- naming a private member of an ns-3 class from
 // outside it, for the interposed libraries that read one (queue_accessors.cc,
-// per_packet_memo.cc).
+// per_packet_memo.cc) and for the socket's look at TcpTxBuffer's sent list (sent_list.h).
 //
 // An explicit instantiation may name a private member, and a friend defined in the class
 // template it instantiates hands that member out. Each use declares a tag in its own

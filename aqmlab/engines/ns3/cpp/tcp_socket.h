@@ -16,6 +16,7 @@
 #include "hold_queue_disc.h"
 #include "ns2_reno_cc.h"
 #include "ns2_rto.h"
+#include "sent_list.h"
 #include "switches.h"
 #include "tcp_peek.h"
 
@@ -266,6 +267,14 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
                               BooleanValue(false),
                               MakeBooleanAccessor(&AqmTcpSocket::m_sackFullTcp),
                               MakeBooleanChecker())
+                .AddAttribute("SackTimeoutHoles",
+                              "With Sack1Recovery: after a retransmission timeout, resend "
+                              "the holes of a scoreboard rebuilt from the ACKs since, then "
+                              "go back N (Full-TCP's nxt_tseq, see \"Full-TCP SACK after a "
+                              "timeout\"); false: go back N over everything (Sack1)",
+                              BooleanValue(false),
+                              MakeBooleanAccessor(&AqmTcpSocket::m_sackHoles),
+                              MakeBooleanChecker())
                 .AddAttribute("ExactCaIncrease",
                               "aqmlab's TcpNs2NewReno: congestion avoidance keeps the byte "
                               "fraction of mss^2/cwnd (ns-2); false: TcpNewReno's truncation",
@@ -445,6 +454,7 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
           m_ltAfterTimeout(other.m_ltAfterTimeout),
           m_sack1(other.m_sack1),
           m_sackFullTcp(other.m_sackFullTcp),
+          m_sackHoles(other.m_sackHoles),
           m_ecnHalvesWindow(other.m_ecnHalvesWindow),
           m_ecnBelowOne(other.m_ecnBelowOne),
           m_ecnPastRecover(other.m_ecnPastRecover),
@@ -980,9 +990,11 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         }
         if (Sack1())
         {
+            FullTcpLossDupacks(packet, tcpHeader);
             const bool ignoreSack = Sack1Ack(header);
             TcpSocketBase::ReceivedAck(packet, ignoreSack ? WithoutSack(header) : header);
             Sack1Send();
+            FullTcpLossSend();
         }
         else
         {
@@ -1386,7 +1398,16 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         }
         m_sack1Partial = m_sack1Active && before == TcpSocketState::CA_RECOVERY && ack > oldHead &&
                          ack < m_recover;
+        TcpTxItem* const quietHead = m_sack1Partial ? FullTcpPartialAckSendsNothing(ack) : nullptr;
+        if (quietHead != nullptr)
+        {
+            quietHead->m_retrans = true; // the base class then skips DoRetransmit
+        }
         TcpSocketBase::ProcessAck(ack, scoreboardUpdated, currentDelivered, oldHead, receivedData);
+        if (quietHead != nullptr)
+        {
+            quietHead->m_retrans = false;
+        }
         if (m_ecnIgnored && before != TcpSocketState::CA_RECOVERY &&
             m_tcb->m_congState == TcpSocketState::CA_OPEN)
         {
@@ -2255,10 +2276,17 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
             m_sack1Pipe -= n;
             m_sackFtPipe -= n * int64_t(m_tcb->m_segmentSize);
         }
-        if (m_tcb->m_congState == TcpSocketState::CA_LOSS)
+        const bool loss = m_tcb->m_congState == TcpSocketState::CA_LOSS;
+        if (loss && !m_ftLoss)
         {
             m_sack1Blocks.clear();
             return true;
+        }
+        if (loss && ack > head)
+        {
+            // ack_action / pack_action: h_seqno_ up to highest_ack_; newack(): t_seqno_ too
+            m_sack1Rxt = std::max(m_sack1Rxt, ack);
+            m_ftNext = std::max(m_ftNext, ack);
         }
         if (ack > head && !m_sack1Active && !m_sackFullTcp)
         {
@@ -2297,7 +2325,7 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
             }
         }
         m_sack1Blocks.swap(merged);
-        return false;
+        return loss; // in loss the scoreboard is aqmlab's alone (ns-3 resends SACKed data)
     }
 
     /// ScoreBoardRQ::GetNextRetran: the first hole at or above max(h_seqno_, SND.UNA)
@@ -2442,17 +2470,47 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         }
     }
 
+    /// At a partial ACK of a Full-TCP SACK recovery ns-3 retransmits one segment
+    /// (DoRetransmit, steered in SendDataPacket to Sack1's next hole or new data). With no
+    /// hole left and only a short tail of new data, Nagle holds it on ns-2 (foutput():
+    /// data outstanding, not a retransmission), and nothing is sent: a 28,227-byte
+    /// response whose last full segment was lost waited for its timeout on ns-2.35 (1.41
+    /// s) and ended at 0.41 s on ns-3, which had sent the tail and got the dupacks. Returns
+    /// the full-sized sent item at `ack` whose retransmitted flag, set for the base
+    /// class's ProcessAck, makes it skip DoRetransmit (IsRetransmittedDataAcked); null
+    /// when ns-3's retransmission is to go.
+    TcpTxItem* FullTcpPartialAckSendsNothing(const SequenceNumber32& ack)
+    {
+        SequenceNumber32 hole;
+        if (!m_sackFullTcp || !NagleConfigured() || Sack1NextHole(&hole))
+        {
+            return nullptr;
+        }
+        const SequenceNumber32 next = m_tcb->m_highTxMark;
+        if (m_txBuffer->SizeFromSequence(next) >= m_tcb->m_segmentSize)
+        {
+            return nullptr;
+        }
+        TcpTxItem* item = SentItemAt(*m_txBuffer, ack);
+        if (item == nullptr || item->m_retrans ||
+            item->GetSeqSize() != m_tcb->m_segmentSize)
+        {
+            return nullptr;
+        }
+        return item;
+    }
+
     /// In a Sack1 recovery the sender is Sack1Send: ns-3's sends nothing. Full-TCP's SACK
     /// outside recovery tests the window against every segment sent and not cumulatively
     /// acknowledged (t_seqno_ - highest_ack_), SACKed ones included: without limited
     /// transmit a dupack frees nothing (ns-3 sent a new segment on each SACK).
     uint32_t AvailableWindow() const override
     {
-        if (m_sack1Active)
-        {
-            return 0;
-        }
         const auto state = m_tcb->m_congState.Get();
+        if (m_sack1Active || (m_ftLoss && !m_inTimeout && state == TcpSocketState::CA_LOSS))
+        {
+            return 0; // Sack1Send or FullTcpLossSend decides
+        }
         if (Sack1() && m_sackFullTcp &&
             (state == TcpSocketState::CA_OPEN || state == TcpSocketState::CA_DISORDER))
         {
@@ -2461,6 +2519,120 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
             return flight >= win ? 0 : win - flight;
         }
         return TcpSocketBase::AvailableWindow();
+    }
+
+    // ---- Full-TCP SACK after a timeout ----------------------------------------------
+    // ns-2's SackFullTcpAgent clears its scoreboard at a timeout (clear_on_timeout_) but
+    // rebuilds it from the SACK blocks of every ACK after it, and while highest_ack_ <
+    // recover_ (maxseq_ at the timeout) nxt_tseq() sends the next hole at or above
+    // h_seqno_ that has a SACKed block above it, else t_seqno_ (go-back-N from the
+    // cumulative ACK, SACKed segments included), each while seq < highest_ack_ +
+    // int(cwnd_) segments (pipectrl_ is off after the first new ACK). Sack1 instead
+    // ignores SACK until the recovery point and goes back N over everything. Its third
+    // duplicate ACK in the loss state sets fastrecov_ and returns (bug_fix_), sending
+    // nothing; each later one opens cwnd_ by a segment (extra_ack) and sends, and a new
+    // ACK below recover_ (pack_action) keeps both until the ACK that covers recover_.
+    // 28,267-byte response, drops at arrivals 7, 8, 11, 14, 15, 26, ...: after the
+    // timeout ns-2.35 resent only holes; go-back-N sent a SACKed segment, which moved
+    // every later drop by one packet, and the engines ended 0.95 s apart.
+
+    /// Before the base class sees an ACK in the loss state: ns-2's dupacks_ / fastrecov_.
+    void FullTcpLossDupacks(Ptr<const Packet> packet, const TcpHeader& h)
+    {
+        m_ftNoSend = false;
+        if (!m_ftLoss || m_tcb->m_congState != TcpSocketState::CA_LOSS)
+        {
+            return;
+        }
+        const SequenceNumber32 ack = h.GetAckNumber();
+        const SequenceNumber32 head = m_txBuffer->HeadSequence();
+        if (ack > head)
+        {
+            if (!m_ftFastrecov || ack >= m_ftRecover)
+            {
+                m_ftDupacks = 0; // ack_action()
+                m_ftFastrecov = false;
+            }
+            return;
+        }
+        if (ack != head || packet->GetSize() > 0 || head >= m_tcb->m_highTxMark)
+        {
+            return;
+        }
+        if (++m_ftDupacks == m_retxThresh)
+        {
+            m_ftFastrecov = true; // dupack_action(): bug_fix_ return, then `goto drop`
+            m_ftNoSend = true;
+        }
+        else if (m_ftDupacks > m_retxThresh)
+        {
+            SetExactCwnd(ExactCwnd() + m_tcb->m_segmentSize); // extra_ack(): cwnd_++
+        }
+    }
+
+    /// send_much() in the loss state after a data timeout (holes mode).
+    void FullTcpLossSend()
+    {
+        if (!m_ftLoss)
+        {
+            return;
+        }
+        if (m_tcb->m_congState != TcpSocketState::CA_LOSS)
+        {
+            m_ftLoss = false;
+            return;
+        }
+        if (m_ftNoSend)
+        {
+            m_ftNoSend = false;
+            return;
+        }
+        const uint32_t mss = m_tcb->m_segmentSize;
+        const uint32_t win = std::min(m_rWnd.Get(), m_tcb->m_cWnd.Get() / mss * mss);
+        while (true)
+        {
+            const SequenceNumber32 head = m_txBuffer->HeadSequence();
+            m_sack1Rxt = std::max(m_sack1Rxt, head); // h_seqno_ >= highest_ack_ (ack_action)
+            SequenceNumber32 seq;
+            const bool hole = Sack1NextHole(&seq);
+            if (!hole)
+            {
+                seq = std::max(m_ftNext, head);
+            }
+            if (seq >= head + win)
+            {
+                break; // send_allowed(): seq < highest_ack_ + window()
+            }
+            if (m_txBuffer->SizeFromSequence(seq) == 0)
+            {
+                NotifySend(GetTxAvailable());
+            }
+            const uint32_t left = m_txBuffer->SizeFromSequence(seq);
+            if (left == 0 || (seq >= m_tcb->m_highTxMark && head < m_tcb->m_highTxMark &&
+                              left < mss && NagleConfigured()))
+            {
+                break; // no data, or foutput()'s Nagle holds a short new tail (not quiet)
+            }
+            if (hole && seq > m_sack1Rxt)
+            {
+                m_sack1Rxt = seq; // nxt_tseq(): h_seqno_ jumps to the hole
+            }
+            m_tcb->m_nextTxSequence = seq;
+            const uint32_t sz = SendDataPacket(seq, mss, true);
+            if (sz == 0)
+            {
+                break;
+            }
+            if (seq == m_sack1Rxt)
+            {
+                m_sack1Rxt = seq + sz; // sent()
+            }
+            if (seq == m_ftNext)
+            {
+                m_ftNext = seq + sz;
+            }
+            m_tcb->m_nextTxSequence = std::max(m_tcb->m_nextTxSequence.Get(), seq + sz);
+        }
     }
 
     void ReTxTimeout() override
@@ -2496,6 +2668,13 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
             m_sack1Active = false;
             m_sack1Blocks.clear();
             m_txBuffer->SetSentListLost(true);
+            // timeout_action(): t_seqno_ = highest_ack_, recover_ = maxseq_, dupacks_ = 0,
+            // fastrecov_ = FALSE; h_seqno_ is left as it was
+            m_ftLoss = m_sackHoles;
+            m_ftNext = m_txBuffer->HeadSequence();
+            m_ftRecover = m_tcb->m_highTxMark;
+            m_ftDupacks = 0;
+            m_ftFastrecov = false;
         }
         if (dataTimeout)
         {
@@ -2510,7 +2689,23 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
             m_rttActive = false; // ns-2 reset_rtx_timer: no timing across a timeout
             m_clock.Backoff(m_minRto.GetSeconds(), MAX_RTO_S);
         }
+        m_inTimeout = true; // its own resend of the head is ns-3's
         TcpSocketBase::ReTxTimeout();
+        m_inTimeout = false;
+        if (m_ftLoss && sack1Reset)
+        {
+            // send_much(1) sent t_seqno_ = highest_ack_ (sq_ is empty): sent() moves
+            // t_seqno_ and, equal to it, h_seqno_ past that segment
+            const SequenceNumber32 head = m_txBuffer->HeadSequence();
+            const uint32_t sz =
+                std::min(m_tcb->m_segmentSize, m_txBuffer->SizeFromSequence(head));
+            m_sack1Rxt = std::max(m_sack1Rxt, head);
+            if (m_sack1Rxt == head)
+            {
+                m_sack1Rxt = head + sz;
+            }
+            m_ftNext = head + sz;
+        }
         const bool timedOut = m_dataRetrCount < retriesBefore &&
                               m_tcb->m_congState == TcpSocketState::CA_LOSS;
         if (timedOut)
@@ -3049,6 +3244,14 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     uint32_t m_lossDupAcks{0}; // duplicate ACKs since the last new ACK, in the loss state
     bool m_sack1{false};       // Sack1Recovery (see "Sack1")
     bool m_sackFullTcp{false}; // SackFullTcp: Full-TCP's flavour of it (see "Sack1")
+    bool m_sackHoles{false};   // SackTimeoutHoles (see "Full-TCP SACK after a timeout")
+    bool m_ftLoss{false};      // in the loss state of a data timeout, holes mode
+    bool m_inTimeout{false};   // inside the base class's ReTxTimeout
+    bool m_ftNoSend{false};    // this ACK was the third dupack: dupack_action, no send
+    bool m_ftFastrecov{false}; // fastrecov_ set by dupack_action's bug_fix_ return
+    uint32_t m_ftDupacks{0};   // dupacks_ since the timeout
+    SequenceNumber32 m_ftNext{0};    // t_seqno_ (go-back-N point)
+    SequenceNumber32 m_ftRecover{0}; // recover_ = maxseq_ at the timeout
     int64_t m_sackFtPipe{0};   // Full-TCP's pipe_, in bytes
     bool m_sack1Active{false}; // in a Sack1 fast recovery (fastrecov_)
     bool m_sack1Entered{false}; // this ACK started it: nothing more is sent for it
