@@ -2442,7 +2442,14 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         while (m_sackFullTcp ? m_sackFtPipe < segments * mss : m_sack1Pipe < segments)
         {
             SequenceNumber32 seq;
-            if (!Sack1NextHole(&seq))
+            if (Sack1NextHole(&seq))
+            {
+                if (m_sackFullTcp && seq > m_sack1Rxt)
+                {
+                    m_sack1Rxt = seq; // nxt_tseq(): h_seqno_ jumps to the hole
+                }
+            }
+            else
             {
                 seq = m_tcb->m_highTxMark;
                 if (m_txBuffer->SizeFromSequence(seq) == 0)
@@ -2623,10 +2630,6 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
             {
                 break;
             }
-            if (seq == m_sack1Rxt)
-            {
-                m_sack1Rxt = seq + sz; // sent()
-            }
             if (seq == m_ftNext)
             {
                 m_ftNext = seq + sz;
@@ -2695,16 +2698,9 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         if (m_ftLoss && sack1Reset)
         {
             // send_much(1) sent t_seqno_ = highest_ack_ (sq_ is empty): sent() moves
-            // t_seqno_ and, equal to it, h_seqno_ past that segment
+            // t_seqno_ past that segment (and h_seqno_, in SendDataPacket)
             const SequenceNumber32 head = m_txBuffer->HeadSequence();
-            const uint32_t sz =
-                std::min(m_tcb->m_segmentSize, m_txBuffer->SizeFromSequence(head));
-            m_sack1Rxt = std::max(m_sack1Rxt, head);
-            if (m_sack1Rxt == head)
-            {
-                m_sack1Rxt = head + sz;
-            }
-            m_ftNext = head + sz;
+            m_ftNext = head + std::min(m_tcb->m_segmentSize, m_txBuffer->SizeFromSequence(head));
         }
         const bool timedOut = m_dataRetrCount < retriesBefore &&
                               m_tcb->m_congState == TcpSocketState::CA_LOSS;
@@ -2767,9 +2763,14 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         {
             // ns-3's partial-ACK retransmission (DoRetransmit): send what Sack1 sends first
             SequenceNumber32 hole;
-            seq = Sack1NextHole(&hole) ? hole : m_tcb->m_highTxMark.Get();
+            const bool isHole = Sack1NextHole(&hole);
+            seq = isHole ? hole : m_tcb->m_highTxMark.Get();
             maxSize = m_tcb->m_segmentSize;
             m_tcb->m_nextTxSequence = seq;
+            if (isHole && m_sackFullTcp && seq > m_sack1Rxt)
+            {
+                m_sack1Rxt = seq; // nxt_tseq(): h_seqno_ jumps to the hole
+            }
         }
         const bool retrans = seq < m_tcb->m_highTxMark;
         if (ManagesRto())
@@ -2798,9 +2799,24 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         {
             ++m_sack1Pipe; // pipe_++ (the fast retransmission itself is not counted)
             m_sackFtPipe += sz; // sent(): pipe_ += amt
-            if (retrans && seq + sz > m_sack1Rxt)
+            if (!m_sackFullTcp && retrans && seq + sz > m_sack1Rxt)
             {
                 m_sack1Rxt = seq + sz; // MarkRetran
+            }
+        }
+        if (m_sackFullTcp && Sack1() && sz > 0)
+        {
+            // Full-TCP's sent(), in every state: h_seqno_ (at least highest_ack_, which
+            // every new ACK raises it to) moves past a segment sent at it; so after an
+            // idle spell it runs with t_seqno_, and a later timeout finds no hole above it
+            const SequenceNumber32 head = m_txBuffer->HeadSequence();
+            if (m_sack1Rxt < head)
+            {
+                m_sack1Rxt = head;
+            }
+            if (seq == m_sack1Rxt)
+            {
+                m_sack1Rxt = seq + sz;
             }
         }
         if (m_tracePort && sz > 0 && !held)
