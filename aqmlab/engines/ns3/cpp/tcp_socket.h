@@ -2228,8 +2228,11 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     //  * Exit: the ACK covering the recovery point; cwnd stays the exact half, not
     //    opened for that ACK (newack() without opencwnd()).
     //  * Timeout: SACK information dropped and go-back-N from the cumulative ACK,
-    //    segments the receiver holds included (ns-3 skips the SACKed ones).
-    // ns-2's Full-TCP SACK (web traffic, tcp-full.cc) is another algorithm, not modelled.
+    //    segments the receiver holds included (ns-3 skips the SACKed ones); with
+    //    SackTimeoutHoles, Full-TCP's holes first (see "Full-TCP SACK after a timeout").
+    // ns-2's Full-TCP SACK (web traffic, tcp-full.cc; SackFullTcp) keeps this algorithm with
+    // its own window, pipe_ and h_seqno_ rules (AvailableWindow, Sack1AfterAck, Sack1Send,
+    // SendDataPacket).
     bool Sack1() const
     {
         return m_sack1 && m_sackEnabled;
