@@ -72,3 +72,13 @@ def test_go_back_n_after_a_timeout_resends_sacked_data(runs):
         assert list(events(ev, "retx").seg) == [29, 31, 29, 31, 32], name
         assert list(events(ev, "timeout").seg) == [29], name
     assert list(events(runs[(30, 32, 63, 64), "rfc6675"][1], "retx").seg) == [29, 31, 29, 31]
+
+
+def test_holes_after_a_timeout_are_full_tcps_only():
+    """``sack_timeout = "holes"`` is read with Full-TCP's SACK only: the one-way Sack1 of a
+    bulk flow still goes back N after the timeout, resending 32, which the receiver holds
+    (aqmlab 0.8.5 at first let the two mix, and a Sack1 sender then resent one hole
+    without end)."""
+    _, ev = trace(sack((30, 32, 63, 64), sack_timeout="holes"), "ns3")
+    assert list(events(ev, "retx").seg) == [29, 31, 29, 31, 32]
+    assert list(events(ev, "timeout").seg) == [29]

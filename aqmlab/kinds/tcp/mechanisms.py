@@ -412,7 +412,8 @@ MECHANISMS = (
     Mechanism(
         "sack_timeout", ("go_back_n", "holes"), "go_back_n", "holes", "go_back_n",
         "With sack_recovery 'ns2_sack1' or 'full_tcp' (rfc6675 keeps ns-3's own: SACKed "
-        "segments skipped): what follows a retransmission timeout. 'go_back_n' (ns-2's "
+        "segments skipped): what follows a retransmission timeout ('holes' is Full-TCP's "
+        "and is read with 'full_tcp' only; Sack1 always goes back N). 'go_back_n' (ns-2's "
         "one-way Sack1): the scoreboard is dropped and SACK ignored until the cumulative "
         "ACK passes the recovery point, everything from the cumulative ACK is resent, "
         "what the receiver holds included. 'holes' (ns-2's Full-TCP SACK, "

@@ -141,7 +141,7 @@ class Tcp(Spec):
       Agent/TCP/Sack1 recovery; web connections: Full-TCP's SACK); ``sack_timeout``
       "go_back_n" | "holes" (after a timeout, with ns-2's SACK recovery: resend everything
       from the cumulative ACK (Sack1), or the holes of a scoreboard rebuilt from the ACKs
-      since, then go back N (Full-TCP)); ``increase_per_ack`` "split" | "one"
+      since, then go back N (Full-TCP; read with "full_tcp" only)); ``increase_per_ack`` "split" | "one"
       (ns-2 opens cwnd once per new ACK, also the cumulative one that ends slow start);
       ``ecn_window`` "flight" | "half_window" (ns-2 halves cwnd exactly at an ECN echo,
       below 2 segments too, keeps it, and opens it at every new ACK without ECN-Echo

@@ -268,7 +268,7 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
                               MakeBooleanAccessor(&AqmTcpSocket::m_sackFullTcp),
                               MakeBooleanChecker())
                 .AddAttribute("SackTimeoutHoles",
-                              "With Sack1Recovery: after a retransmission timeout, resend "
+                              "With SackFullTcp: after a retransmission timeout, resend "
                               "the holes of a scoreboard rebuilt from the ACKs since, then "
                               "go back N (Full-TCP's nxt_tseq, see \"Full-TCP SACK after a "
                               "timeout\"); false: go back N over everything (Sack1)",
@@ -2285,12 +2285,6 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
             m_sack1Blocks.clear();
             return true;
         }
-        if (loss && ack > head)
-        {
-            // ack_action / pack_action: h_seqno_ up to highest_ack_; newack(): t_seqno_ too
-            m_sack1Rxt = std::max(m_sack1Rxt, ack);
-            m_ftNext = std::max(m_ftNext, ack);
-        }
         if (ack > head && !m_sack1Active && !m_sackFullTcp)
         {
             // a new ACK outside recovery: ns-2's recv() newack + ClearScoreBoard(), its
@@ -2351,6 +2345,21 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
             }
         }
         return false;
+    }
+
+    /// The next hole to resend (Sack1NextHole); Full-TCP's nxt_tseq() also moves h_seqno_
+    /// up to it, sent or not (from there the same hole is found again).
+    bool NextHoleToResend(SequenceNumber32* hole)
+    {
+        if (!Sack1NextHole(hole))
+        {
+            return false;
+        }
+        if (m_sackFullTcp && *hole > m_sack1Rxt)
+        {
+            m_sack1Rxt = *hole;
+        }
+        return true;
     }
 
     /// The bytes the scoreboard holds above the cumulative ACK (ScoreBoard sq_.total()).
@@ -2445,14 +2454,7 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         while (m_sackFullTcp ? m_sackFtPipe < segments * mss : m_sack1Pipe < segments)
         {
             SequenceNumber32 seq;
-            if (Sack1NextHole(&seq))
-            {
-                if (m_sackFullTcp && seq > m_sack1Rxt)
-                {
-                    m_sack1Rxt = seq; // nxt_tseq(): h_seqno_ jumps to the hole
-                }
-            }
-            else
+            if (!NextHoleToResend(&seq))
             {
                 seq = m_tcb->m_highTxMark;
                 if (m_txBuffer->SizeFromSequence(seq) == 0)
@@ -2602,12 +2604,11 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         while (true)
         {
             const SequenceNumber32 head = m_txBuffer->HeadSequence();
-            m_sack1Rxt = std::max(m_sack1Rxt, head); // h_seqno_ >= highest_ack_ (ack_action)
+            m_ftNext = std::max(m_ftNext, head); // newack(): t_seqno_ >= highest_ack_
             SequenceNumber32 seq;
-            const bool hole = Sack1NextHole(&seq);
-            if (!hole)
+            if (!NextHoleToResend(&seq))
             {
-                seq = std::max(m_ftNext, head);
+                seq = m_ftNext;
             }
             if (seq >= head + win)
             {
@@ -2623,19 +2624,11 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
             {
                 break; // no data, or foutput()'s Nagle holds a short new tail (not quiet)
             }
-            if (hole && seq > m_sack1Rxt)
-            {
-                m_sack1Rxt = seq; // nxt_tseq(): h_seqno_ jumps to the hole
-            }
             m_tcb->m_nextTxSequence = seq;
             const uint32_t sz = SendDataPacket(seq, mss, true);
             if (sz == 0)
             {
                 break;
-            }
-            if (seq == m_ftNext)
-            {
-                m_ftNext = seq + sz;
             }
             m_tcb->m_nextTxSequence = std::max(m_tcb->m_nextTxSequence.Get(), seq + sz);
         }
@@ -2676,7 +2669,7 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
             m_txBuffer->SetSentListLost(true);
             // timeout_action(): t_seqno_ = highest_ack_, recover_ = maxseq_, dupacks_ = 0,
             // fastrecov_ = FALSE; h_seqno_ is left as it was
-            m_ftLoss = m_sackHoles;
+            m_ftLoss = m_sackHoles && m_sackFullTcp; // Full-TCP's rule (Sack1 has none)
             m_ftNext = m_txBuffer->HeadSequence();
             m_ftRecover = m_tcb->m_highTxMark;
             m_ftDupacks = 0;
@@ -2698,13 +2691,6 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         m_inTimeout = true; // its own resend of the head is ns-3's
         TcpSocketBase::ReTxTimeout();
         m_inTimeout = false;
-        if (m_ftLoss && sack1Reset)
-        {
-            // send_much(1) sent t_seqno_ = highest_ack_ (sq_ is empty): sent() moves
-            // t_seqno_ past that segment (and h_seqno_, in SendDataPacket)
-            const SequenceNumber32 head = m_txBuffer->HeadSequence();
-            m_ftNext = head + std::min(m_tcb->m_segmentSize, m_txBuffer->SizeFromSequence(head));
-        }
         const bool timedOut = m_dataRetrCount < retriesBefore &&
                               m_tcb->m_congState == TcpSocketState::CA_LOSS;
         if (timedOut)
@@ -2766,14 +2752,9 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         {
             // ns-3's partial-ACK retransmission (DoRetransmit): send what Sack1 sends first
             SequenceNumber32 hole;
-            const bool isHole = Sack1NextHole(&hole);
-            seq = isHole ? hole : m_tcb->m_highTxMark.Get();
+            seq = NextHoleToResend(&hole) ? hole : m_tcb->m_highTxMark.Get();
             maxSize = m_tcb->m_segmentSize;
             m_tcb->m_nextTxSequence = seq;
-            if (isHole && m_sackFullTcp && seq > m_sack1Rxt)
-            {
-                m_sack1Rxt = seq; // nxt_tseq(): h_seqno_ jumps to the hole
-            }
         }
         const bool retrans = seq < m_tcb->m_highTxMark;
         if (ManagesRto())
@@ -2811,7 +2792,9 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         {
             // Full-TCP's sent(), in every state: h_seqno_ (at least highest_ack_, which
             // every new ACK raises it to) moves past a segment sent at it; so after an
-            // idle spell it runs with t_seqno_, and a later timeout finds no hole above it
+            // idle spell it runs with t_seqno_, and a later timeout finds no hole above it.
+            // After a timeout t_seqno_ (m_ftNext) does the same: the timeout's own resend
+            // of the head (ns-3's, send_much(1)) and FullTcpLossSend's.
             const SequenceNumber32 head = m_txBuffer->HeadSequence();
             if (m_sack1Rxt < head)
             {
@@ -2820,6 +2803,10 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
             if (seq == m_sack1Rxt)
             {
                 m_sack1Rxt = seq + sz;
+            }
+            if (m_ftLoss && seq == m_ftNext)
+            {
+                m_ftNext = seq + sz;
             }
         }
         if (m_tracePort && sz > 0 && !held)
