@@ -44,6 +44,27 @@ def test_a_lost_syn_ack_costs_the_servers_initial_rto_and_counts_as_its_timeout(
     assert rows["ns3"][1] == rows["ns2"][1]
 
 
+def test_a_syn_ack_lost_fourteen_times_is_retried_to_the_end():
+    """The server's first 14 packets, all copies of its SYN/ACK, are lost. ns-2 retries
+    under its backed-off timer (6, 18, 42 and 90 s after the first, then every 60 s, its
+    maxrto_), so the 15th copy leaves at 690 s and the response ends 2 RTT later. ns-3
+    backs its own SYN/ACK timer off as ConnTimeout x 2^n, which at aqmlab's femtosecond
+    step overflows the clock at the 12th copy (a negative delay: ns-3 aborted the run);
+    the exponent it sees is now held where the timer still fits. Both engines end the
+    response at the same time (within 1 ms) and send the same packets each way."""
+    rows = {}
+    for engine in ("ns3", "ns2"):
+        sc = scenario(duration="800s").replace(**{"topology.forward_queue": DropTail(
+            limit=LIMIT, drop_packets=tuple(range(1, 15)), drop_count="all")})
+        df, raw = run(sc, engine, [300], [500])
+        rows[engine] = df.iloc[0], arrivals(raw)
+    for engine, (row, _) in rows.items():
+        assert row.completed and row.timeout, engine
+        assert row.response_time_s == pytest.approx(690.0 + 2 * row.base_rtt_s, abs=0.005), engine
+    assert abs(rows["ns3"][0].response_time_s - rows["ns2"][0].response_time_s) < 0.001
+    assert rows["ns3"][1] == rows["ns2"][1] == {FORWARD: 18, REVERSE: 19}
+
+
 def test_a_lost_syn_ack_halves_ssthresh_as_any_timeout():
     """ns-2 handles the SYN/ACK timeout as any timeout: ssthresh drops to 2 segments, so a
     20-segment response grows by congestion avoidance and takes 2 RTTs more than after an

@@ -1968,18 +1968,49 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     {
         if (!m_bareSyn || !(flags & TcpHeader::SYN))
         {
-            TcpSocketBase::SendEmptyPacket(flags);
+            BoundedSendEmptyPacket(flags);
             return;
         }
         m_winScalingEnabled = false;
         m_sackEnabled = false;
-        TcpSocketBase::SendEmptyPacket(flags);
+        BoundedSendEmptyPacket(flags);
         RestoreSack();
         if (m_scaleWanted)
         {
             m_rcvWindShift = CalculateWScale();
             m_sndWindShift = m_rcvWindShift;
         }
+    }
+
+    // ---- A SYN's back-off within the clock (BoundedSendEmptyPacket) ----------------------
+    // ns-3 arms a SYN or SYN/ACK's timer at ConnTimeout x 2^(copies sent so far), without a
+    // cap (`int(1) << n` times a Time). At aqmlab's femtosecond step a Time ends at 9,223 s,
+    // so the 12th copy of a 6-s handshake overflows to a negative delay and ns-3 aborts
+    // ("Negative delay"): a SYN/ACK lost eleven times in a row, with the client's
+    // retries lost too, which Christiansen's 98 % load over a 30-packet tail-drop queue
+    // met at 210 s. ns-2 backs the timer off to at most maxrto_ (60 s) and never gives
+    // up (max_retries 10^6). The exponent ns-3 sees is held where now + ConnTimeout x 2^n
+    // still fits in the clock: that timer falls after any run's end either way
+    // (max_duration_s), so every timer that fires within a run is unchanged; when this
+    // socket computes the timer (ManagesRto) ns-3's value is replaced right after anyway.
+    void BoundedSendEmptyPacket(uint8_t flags)
+    {
+        const uint32_t retries = m_synRetries;
+        if ((flags & TcpHeader::SYN) && m_synCount > 0 && m_synCount < m_synRetries)
+        {
+            const uint32_t sent = m_synRetries - m_synCount;
+            const int64_t room = std::numeric_limits<int64_t>::max() -
+                                 Simulator::Now().GetTimeStep();
+            const int64_t step = std::max<int64_t>(1, m_cnTimeout.GetTimeStep());
+            uint32_t n = std::min<uint32_t>(sent, 30); // ns-3 shifts an int
+            while (n > 1 && step > (room >> n))
+            {
+                --n;
+            }
+            m_synRetries = m_synCount + n; // the same branch in ns-3 (n >= 1 as sent >= 1)
+        }
+        TcpSocketBase::SendEmptyPacket(flags);
+        m_synRetries = retries;
     }
 
     void RestoreSack()
