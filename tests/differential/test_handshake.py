@@ -19,10 +19,10 @@ FORWARD, REVERSE = "R0->R1", "R1->R0"  # server -> client, client -> server
 LIMIT = "100p"
 
 
-def _one(engine: str, tcp: dict | None = None, forward=(), reverse=()):
+def _one(engine: str, tcp: dict | None = None, forward=(), reverse=(), duration="20s"):
     """One 300 B request / 500 B response at t = 1 s on an idle 50 ms path; the listed
     arrivals at the forward / reverse bottleneck queue are dropped."""
-    sc = scenario(tcp).replace(**{
+    sc = scenario(tcp, duration=duration).replace(**{
         "topology.forward_queue": DropTail(limit=LIMIT, drop_packets=forward, drop_count="all"),
         "topology.reverse_queue": DropTail(limit=LIMIT, drop_packets=reverse, drop_count="all")})
     df, raw = run(sc, engine, [300], [500])
@@ -52,12 +52,7 @@ def test_a_syn_ack_lost_fourteen_times_is_retried_to_the_end():
     step overflows the clock at the 12th copy (a negative delay: ns-3 aborted the run);
     the exponent it sees is now held where the timer still fits. Both engines end the
     response at the same time (within 1 ms) and send the same packets each way."""
-    rows = {}
-    for engine in ("ns3", "ns2"):
-        sc = scenario(duration="800s").replace(**{"topology.forward_queue": DropTail(
-            limit=LIMIT, drop_packets=tuple(range(1, 15)), drop_count="all")})
-        df, raw = run(sc, engine, [300], [500])
-        rows[engine] = df.iloc[0], arrivals(raw)
+    rows = {e: _one(e, forward=tuple(range(1, 15)), duration="800s") for e in ("ns3", "ns2")}
     for engine, (row, _) in rows.items():
         assert row.completed and row.timeout, engine
         assert row.response_time_s == pytest.approx(690.0 + 2 * row.base_rtt_s, abs=0.005), engine
