@@ -1992,7 +1992,8 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     // up (max_retries 10^6). The exponent ns-3 sees is held where now + ConnTimeout x 2^n
     // still fits in the clock: that timer falls after any run's end either way
     // (max_duration_s), so every timer that fires within a run is unchanged; when this
-    // socket computes the timer (ManagesRto) ns-3's value is replaced right after anyway.
+    // socket computes the timer (ManagesRto) a timer ns-3 arms here is re-armed with ours
+    // right after (SendEmptyPacket).
     void BoundedSendEmptyPacket(uint8_t flags)
     {
         const uint32_t retries = m_synRetries;
