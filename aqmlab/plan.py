@@ -118,6 +118,7 @@ class Plan:
     hosts: dict[str, list[int]] = field(default_factory=dict)  # role -> node indices
     web: list[PlanWeb | PlanBrowsing] = field(default_factory=list)
     _adj: dict[int, list[tuple[int, float]]] = field(default_factory=dict)
+    _tree: tuple | None = field(default=None, repr=False, compare=False)
 
     def add_node(self, label: str) -> int:
         self.nodes.append(label)
@@ -135,14 +136,43 @@ class Plan:
         return len(self.links) - 1
 
     def path_delay(self, src: int, dst: int) -> float:
-        """One-way propagation delay along the (unique, tree) path from src to dst."""
-        stack = [(src, -1, 0.0)]
+        """One-way propagation delay along the (unique, tree) path from src to dst, summed
+        from src's end. Answered from a rooted copy of the tree, built once per set of
+        links: a walk to the common ancestor, not a search through a hub's ~1000
+        neighbours per flow."""
+        if self._tree is None or self._tree[0] != len(self.links):
+            self._tree = (len(self.links), *self._root_tree())
+        _, parent, up_delay, depth = self._tree
+        if src == dst:
+            return 0.0
+        if src not in depth or dst not in depth:
+            raise ValueError(f"no path from {self.nodes[src]} to {self.nodes[dst]}")
+        ups, downs = [], []
+        a, b = src, dst
+        while a != b:
+            if depth[a] >= depth[b]:
+                ups.append(up_delay[a])
+                a = parent[a]
+            else:
+                downs.append(up_delay[b])
+                b = parent[b]
+        d = 0.0
+        for w in ups + downs[::-1]:
+            d += w
+        return d
+
+    def _root_tree(self) -> tuple[dict[int, int], dict[int, float], dict[int, int]]:
+        """Parent, delay to the parent and depth of every node reachable from node 0."""
+        root = next(iter(self._adj), 0)
+        parent, up_delay, depth = {root: -1}, {root: 0.0}, {root: 0}
+        stack = [root]
         while stack:
-            node, parent, d = stack.pop()
-            if node == dst:
-                return d
-            stack.extend((n, node, d + w) for n, w in self._adj.get(node, []) if n != parent)
-        raise ValueError(f"no path from {self.nodes[src]} to {self.nodes[dst]}")
+            node = stack.pop()
+            for n, w in self._adj.get(node, []):
+                if n not in depth:
+                    parent[n], up_delay[n], depth[n] = node, w, depth[node] + 1
+                    stack.append(n)
+        return parent, up_delay, depth
 
     def probe_names(self) -> list[str]:
         return [p for link in self.links for p in link.probes if p]

@@ -103,3 +103,33 @@ def test_link_rates_are_whole_bits_per_second():
     rates = [link.rate_bps for link in plan.links]
     assert all(r == int(r) for r in rates)
     assert 1543150.0 in rates and 10287670.0 in rates  # 1.5 and 10 Mb/s x 1.028767
+
+
+def _searched_delay(plan, src: int, dst: int) -> float:
+    """The path delay by a depth-first search from src, summing from src's end."""
+    stack = [(src, -1, 0.0)]
+    while stack:
+        node, parent, d = stack.pop()
+        if node == dst:
+            return d
+        stack.extend((n, node, d + w) for n, w in plan._adj.get(node, []) if n != parent)
+    raise ValueError("no path")
+
+
+@pytest.mark.parametrize("topology", [
+    Dumbbell(senders=7, receivers=5, sender_delays=[f"{0.1 * k + 0.37}ms" for k in range(7)],
+             receiver_delays=[f"{1.3 * k + 0.11}ms" for k in range(5)]),
+    ParkingLot(routers=5, cross_senders=2, link=Link(rate="10Mbps", delay="3.3ms"))])
+def test_path_delay_walks_the_tree_to_the_same_float_as_a_search(topology):
+    """Every ordered pair's delay equals (==, not approximately) a search's sum, so the
+    memoised tree changes no RTT a plan hands the engines; adding a link rebuilds it."""
+    plan = make_plan(Scenario(topology=topology, traffic=[Bulk(flows=1)]))
+    n = len(plan.nodes)
+    for a in range(n):
+        for b in range(n):
+            assert plan.path_delay(a, b) == _searched_delay(plan, a, b)
+    extra = plan.add_node("X")
+    plan.add_link(extra, 0, Link(rate="1Mbps", delay="0.7ms"), 1.0, (None, None))
+    assert plan.path_delay(extra, n - 1) == _searched_delay(plan, extra, n - 1)
+    with pytest.raises(ValueError, match="no path"):
+        plan.path_delay(plan.add_node("Y"), 0)
