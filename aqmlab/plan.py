@@ -161,8 +161,15 @@ class Plan:
             d += w
         return d
 
+    def round_trips(self, server: np.ndarray, client: np.ndarray) -> np.ndarray:
+        """Twice the path delay of each (server, client) pair, asked once per distinct pair."""
+        pairs = list(zip(server, client, strict=True))
+        rtt = {(s, c): 2 * self.path_delay(int(s), int(c)) for s, c in set(pairs)}
+        return np.array([rtt[pair] for pair in pairs])
+
     def _root_tree(self) -> tuple[dict[int, int], dict[int, float], dict[int, int]]:
-        """Parent, delay to the parent and depth of every node reachable from node 0."""
+        """Parent, delay to the parent and depth of every node reachable from the first
+        linked node (the root)."""
         root = next(iter(self._adj), 0)
         parent, up_delay, depth = {root: -1}, {root: 0.0}, {root: 0}
         stack = [root]
@@ -245,9 +252,7 @@ class GroupPlanner:
         return self.plan.path_delay(src, dst)
 
     def propagation(self, server: np.ndarray, client: np.ndarray) -> np.ndarray:
-        prop = {(s, c): 2 * self.plan.path_delay(int(s), int(c))
-                for s in set(server) for c in set(client)}
-        return np.array([prop[(s, c)] for s, c in zip(server, client, strict=True)])
+        return self.plan.round_trips(server, client)
 
     def add_flow(self, src: int, dst: int, start_s: float, size_bytes: float,
                  processing_s: float) -> None:

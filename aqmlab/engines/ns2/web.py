@@ -179,9 +179,7 @@ def native_connections(workdir: Path, plan: Plan, g: int, planned: PlanWeb,
         d = pd.read_csv(f, sep=r"\s+", header=None, names=["src", "dst", "fid", "ms", "u"])
         d = d[(d.fid >= base) & (d.fid < base + n)].drop_duplicates("fid")
         np.add.at(delay, d.fid.to_numpy(np.int64) - base, d.ms.to_numpy(float) / 1000.0)
-    pairs = list(zip(server, client, strict=True))
-    rtt = {(s, c): 2 * plan.path_delay(int(s), int(c)) for s, c in set(pairs)}
-    prop = np.array([rtt[pair] for pair in pairs])
+    prop = plan.round_trips(server, client)
     return replace(planned, server=server, client=client,
                    start_s=req.start.to_numpy(float), request=req.request.to_numpy(float),
                    response=req.response.to_numpy(float), delay_s=delay,
