@@ -58,3 +58,46 @@ def test_a_second_hole_is_fast_retransmitted_after_the_partial_ack():
     assert ns2_ == pytest.approx(0.527, abs=0.002)
     assert abs(ns3 - ns2_) < 0.001
     assert _two_losses("ns3", {"fast_retransmit_guard": "fast_retransmit"}) > 1.5
+
+
+def _long(engine: str, drops: tuple[int, ...], response: int) -> float:
+    sc = forward_drops(drops, None, duration="60s")
+    return float(run(sc, engine, [300], [response])[0].response_time_s.iloc[0])
+
+
+def test_a_timeout_in_recovery_halves_the_inflated_window():
+    """Full-TCP keeps a recovery's inflation in cwnd_: a 100-segment response losing
+    segment 11 and its fast retransmission (arrivals 13 and 26) keeps sending on the
+    duplicate ACKs up to the 74-segment receive window, and the timeout halves
+    min(cwnd_, window_) = 74: ssthresh 37, so slow start runs through the rest of the
+    response. Both engines end it at 1.521 s, within 1 ms (aqmlab 0.8.6 halved ssthresh +
+    3 into 4 and ended a round trip later, 1.569 s)."""
+    ns2_ = _long("ns2", (13, 26), 141_873)
+    assert ns2_ == pytest.approx(1.521, abs=0.002)
+    assert abs(_long("ns3", (13, 26), 141_873) - ns2_) < 0.001
+
+
+def test_duplicate_acks_after_a_timeout_open_the_window():
+    """After a timeout Full-TCP counts duplicate ACKs on: the third starts no fast
+    retransmit (bug_fix_) and each later one adds a segment to cwnd_ (extra_ack()). A
+    141,873-byte response losing arrivals 13, 19, 26, 35, 39 and 54: the go-back-N
+    retransmissions draw four duplicate ACKs at 2.543 s and ns-2.35 sends segment 68 at
+    the fourth (cwnd 6 -> 7). Both engines end at 1.737 s, within 1 ms (aqmlab 0.8.6 sent
+    it a round trip later, 1.740 s)."""
+    drops = (13, 19, 26, 35, 39, 54)
+    ns2_ = _long("ns2", drops, 141_873)
+    assert ns2_ == pytest.approx(1.737, abs=0.002)
+    assert abs(_long("ns3", drops, 141_873) - ns2_) < 0.001
+
+
+def test_the_next_new_ack_deflates_the_window_to_ssthresh():
+    """The third of those duplicate ACKs sets fastrecov_, so the next new ACK first brings
+    cwnd_ down to ssthresh_ (pack_action()), then opens it. A 141,691-byte response losing
+    arrivals 33, 41, 49, 52, 54 and 64: three duplicate ACKs at cwnd 4.25 over ssthresh 4,
+    and the new ACK leaves 4 + 1/4 on ns-2.35 where 4.25 + 1/4.25 would send a segment a
+    round trip early. Both engines end at 1.954 s, within 1 ms (without the deflation
+    aqmlab ended 2.3 ms earlier)."""
+    drops = (33, 41, 49, 52, 54, 64)
+    ns2_ = _long("ns2", drops, 141_691)
+    assert ns2_ == pytest.approx(1.954, abs=0.002)
+    assert abs(_long("ns3", drops, 141_691) - ns2_) < 0.001

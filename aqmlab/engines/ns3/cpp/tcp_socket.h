@@ -882,6 +882,24 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     // and the response ended a round trip later). With RenoFullTcpWindow the two marks are
     // added at the fourth dupack, before it is processed: the third sends nothing new (as
     // ns-3 did), the fourth and later as ns-2.
+    // Full-TCP keeps that inflation in cwnd_ itself, so a timeout during the recovery (a
+    // lost fast retransmission) halves min(ssthresh_ + dupacks_, window_) (slowdown() of
+    // the inflated cwnd_), where the one-way Reno halves cwnd_ without its separate
+    // dupwnd_. A 100-segment response losing segment 11 and its fast retransmission
+    // (arrivals 13 and 26): the flight ran on to the 74-segment receive window, cwnd_ was
+    // 80 at the timeout and ssthresh_ became 37 on ns-2.35, so slow start ran through the
+    // rest of the response; ns-3's cwnd = ssthresh gave 3, congestion avoidance from
+    // there, and the response ended a round trip later.
+    double FullTcpInflatedCwnd(double cwnd) const
+    {
+        if (!m_renoFullTcpWindow || m_sackEnabled ||
+            m_tcb->m_congState != TcpSocketState::CA_RECOVERY)
+        {
+            return cwnd;
+        }
+        return std::max<double>(cwnd, m_tcb->m_cWndInfl.Get());
+    }
+
     void CountFullTcpDupacks()
     {
         const uint32_t mss = m_tcb->m_segmentSize;
@@ -1377,6 +1395,7 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     {
         NoteEcnCut();
         KeepEcnWindow();
+        FullTcpRenoLossDeflate(ack, oldHead);
         if (!m_ackEce && ack > oldHead)
         {
             m_ecnBackoff = false; // recv_newack_helper(): no ECN-Echo ends ecn_backoff_
@@ -1415,6 +1434,7 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         }
         m_sack1Partial = false;
         LimitedTransmitInLoss(before, ack, oldHead, receivedData);
+        FullTcpRenoLossDupack(before, ack, oldHead, receivedData);
         OpenCwndInCwr(before, ack, oldHead);
         if ((!m_sackEnabled || sack1) && before == TcpSocketState::CA_LOSS &&
             m_tcb->m_congState == TcpSocketState::CA_OPEN && ack > oldHead &&
@@ -2186,6 +2206,53 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         }
     }
 
+    /// Full-TCP Reno after a timeout (RenoFullTcpWindow): duplicate ACKs count on as in any
+    /// state (dupacks_). The third starts nothing while the cumulative ACK is not past the
+    /// highest segment sent before the timeout (dupack_action(): bug_fix_ returns), but it
+    /// has set fastrecov_; each later one opens cwnd_ by a segment (extra_ack()), which
+    /// lets one more segment out; and the next new ACK, fastrecov_ being set, first brings
+    /// cwnd_ down to ssthresh_ if above it (pack_action(), FullTcpRenoLossDeflate), then
+    /// opens it. A 141,873-byte response losing arrivals 13, 19, 26, 35, 39 and 54: after
+    /// the timeout the go-back-N retransmissions drew four duplicate ACKs at 2.543 s;
+    /// ns-2.35 went from cwnd 6 to 7 and sent segment 68 at once, ns-3 a round trip later.
+    /// A 141,691-byte response losing arrivals 33, 41, 49, 52, 54 and 64: three duplicate
+    /// ACKs at cwnd 4.25 over ssthresh 4, and the next new ACK left 4.25 on ns-2.35
+    /// (4 + 1/4), 4.485 without the deflation, which sent a segment a round trip early.
+    void FullTcpRenoLossDupack(TcpSocketState::TcpCongState_t before, const SequenceNumber32& ack,
+                               const SequenceNumber32& oldHead, bool receivedData)
+    {
+        if (!m_renoFullTcpWindow || m_sackEnabled || m_limitedTx || ack > oldHead ||
+            receivedData || before != TcpSocketState::CA_LOSS ||
+            m_tcb->m_congState != TcpSocketState::CA_LOSS || ack != oldHead ||
+            ack >= m_tcb->m_highTxMark)
+        {
+            return;
+        }
+        if (++m_lossDupAcks == m_retxThresh)
+        {
+            m_ftRenoFastrecov = true; // dupack_action(): fastrecov_ = TRUE, then bug_fix_
+        }
+        else if (m_lossDupAcks > m_retxThresh)
+        {
+            SetExactCwnd(ExactCwnd() + m_tcb->m_segmentSize); // extra_ack()
+        }
+    }
+
+    /// Before the base class opens the window for a new ACK: pack_action() after a third
+    /// duplicate ACK in the loss state (see FullTcpRenoLossDupack).
+    void FullTcpRenoLossDeflate(const SequenceNumber32& ack, const SequenceNumber32& oldHead)
+    {
+        if (!m_ftRenoFastrecov || ack <= oldHead)
+        {
+            return;
+        }
+        m_ftRenoFastrecov = false;
+        if (ExactCwnd() > double(m_tcb->m_ssThresh.Get()))
+        {
+            SetExactCwnd(m_tcb->m_ssThresh.Get());
+        }
+    }
+
     /// Reno with RenoFastRetransmitGuard, after the base class processed an ACK: while the
     /// cumulative ACK is below the guard, keep ns-3's recovery point there, so that its
     /// DupAck does not enter recovery at the third duplicate ACK; and let limited
@@ -2684,12 +2751,14 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         const bool halves = m_tcb->m_congState != TcpSocketState::CA_LOSS ||
                             !m_txBuffer->IsHeadRetransmitted();
         const double cwndBefore = ExactCwnd();
+        const double windowBefore = FullTcpInflatedCwnd(cwndBefore);
         const uint32_t ssthreshBefore = m_tcb->m_ssThresh.Get();
         const uint32_t retriesBefore = m_dataRetrCount;
         const bool dataTimeout = m_state != CLOSED && m_state != TIME_WAIT &&
                                  m_state != SYN_SENT && m_txBuffer->Size() > 0 &&
                                  m_txBuffer->HeadSequence() < m_tcb->m_highTxMark;
         m_lossDupAcks = 0; // ns-2 Reno timeout(): dupacks_ = 0
+        m_ftRenoFastrecov = false; // Full-TCP timeout_action(): fastrecov_ = FALSE
         const uint32_t inFlightBefore = BytesInFlight();
         const bool sack1Reset = dataTimeout && Sack1();
         if (sack1Reset)
@@ -2749,7 +2818,7 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         }
         else if (timedOut && ((m_reno && !m_sackEnabled && halves) || m_timeoutHalvesWindow))
         {
-            m_tcb->m_ssThresh = RenoHalfWindow(cwndBefore);
+            m_tcb->m_ssThresh = RenoHalfWindow(windowBefore);
         }
         else if (timedOut && sack1Reset)
         {
@@ -3280,6 +3349,7 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     double m_cwndBeforeAck{0};      // cwnd (ExactCwnd) and recovery point before the ACK
     SequenceNumber32 m_recoverBeforeAck{0};
     uint32_t m_lossDupAcks{0}; // duplicate ACKs since the last new ACK, in the loss state
+    bool m_ftRenoFastrecov{false}; // Full-TCP Reno's fastrecov_ after a third loss dupack
     bool m_sack1{false};       // Sack1Recovery (see "Sack1")
     bool m_sackFullTcp{false}; // SackFullTcp: Full-TCP's flavour of it (see "Sack1")
     bool m_sackHoles{false};   // SackTimeoutHoles (see "Full-TCP SACK after a timeout")
