@@ -2625,8 +2625,13 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         if (Sack1() && m_sackFullTcp &&
             (state == TcpSocketState::CA_OPEN || state == TcpSocketState::CA_DISORDER))
         {
+            // t_seqno_ - highest_ack_: outside the loss state t_seqno_ is the highest
+            // segment sent (maxseq_); the holes a recovery resent leave ns-3's next-send
+            // pointer behind it (a 200-segment response losing arrivals 6, 11 and 13: the
+            // ACK ending the recovery, with segments 10-12 outstanding and 11-12 SACKed,
+            // freed nothing on ns-2.35 at cwnd 3.33 and ns-3 sent a segment one ACK early)
             const uint32_t win = Window();
-            const uint32_t flight = m_tcb->m_nextTxSequence.Get() - m_txBuffer->HeadSequence();
+            const uint32_t flight = m_tcb->m_highTxMark.Get() - m_txBuffer->HeadSequence();
             return flight >= win ? 0 : win - flight;
         }
         return TcpSocketBase::AvailableWindow();
