@@ -70,8 +70,8 @@ def test_a_timeout_in_recovery_halves_the_inflated_window():
     segment 11 and its fast retransmission (arrivals 13 and 26) keeps sending on the
     duplicate ACKs up to the 74-segment receive window, and the timeout halves
     min(cwnd_, window_) = 74: ssthresh 37, so slow start runs through the rest of the
-    response. Both engines end it at 1.521 s, within 1 ms (aqmlab 0.8.6 halved ssthresh +
-    3 into 4 and ended a round trip later, 1.569 s)."""
+    response. Both engines end it at 1.521 s, within 1 ms (aqmlab 0.8.6 halved the
+    uninflated cwnd, 6, into 3 and ended a round trip later, 1.569 s)."""
     ns2_ = _long("ns2", (13, 26), 141_873)
     assert ns2_ == pytest.approx(1.521, abs=0.002)
     assert abs(_long("ns3", (13, 26), 141_873) - ns2_) < 0.001
