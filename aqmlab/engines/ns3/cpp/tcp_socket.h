@@ -2182,6 +2182,17 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     /// send_one()) also after a timeout, when go-back-N is under way: the next segment in
     /// line leaves if the flight stays within cwnd + dupacks. ns-3 ignores dupacks in
     /// CA_LOSS. (ns-2 then resends two segments that the dupacks show were received.)
+    /// A duplicate ACK in the loss state, as ns-2 counts dupacks_: no data on it, the
+    /// cumulative ACK unmoved and below the highest segment sent, in CA_LOSS before and
+    /// after the base class processed it.
+    bool IsLossDupack(TcpSocketState::TcpCongState_t before, const SequenceNumber32& ack,
+                      const SequenceNumber32& oldHead, bool receivedData) const
+    {
+        return !receivedData && before == TcpSocketState::CA_LOSS &&
+               m_tcb->m_congState == TcpSocketState::CA_LOSS && ack == oldHead &&
+               ack < m_tcb->m_highTxMark;
+    }
+
     void LimitedTransmitInLoss(TcpSocketState::TcpCongState_t before, const SequenceNumber32& ack,
                                const SequenceNumber32& oldHead, bool receivedData)
     {
@@ -2190,9 +2201,8 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
             m_lossDupAcks = 0;
             return;
         }
-        if (!m_ltAfterTimeout || !m_limitedTx || m_sackEnabled || receivedData ||
-            before != TcpSocketState::CA_LOSS || m_tcb->m_congState != TcpSocketState::CA_LOSS ||
-            ack != oldHead || ack >= m_tcb->m_highTxMark || ++m_lossDupAcks >= m_retxThresh)
+        if (!m_ltAfterTimeout || !m_limitedTx || m_sackEnabled ||
+            !IsLossDupack(before, ack, oldHead, receivedData) || ++m_lossDupAcks >= m_retxThresh)
         {
             return;
         }
@@ -2221,10 +2231,8 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     void FullTcpRenoLossDupack(TcpSocketState::TcpCongState_t before, const SequenceNumber32& ack,
                                const SequenceNumber32& oldHead, bool receivedData)
     {
-        if (!m_renoFullTcpWindow || m_sackEnabled || m_limitedTx || ack > oldHead ||
-            receivedData || before != TcpSocketState::CA_LOSS ||
-            m_tcb->m_congState != TcpSocketState::CA_LOSS || ack != oldHead ||
-            ack >= m_tcb->m_highTxMark)
+        if (!m_renoFullTcpWindow || m_sackEnabled || m_limitedTx ||
+            !IsLossDupack(before, ack, oldHead, receivedData))
         {
             return;
         }
