@@ -711,6 +711,27 @@ def test_qiu_example_has_ns2_tx_time() -> None:
     assert s.topology.tx_time == "ns2"
 
 
+def test_event_clock_is_serialised_only_when_ns2() -> None:
+    """``run.event_clock`` at "exact" (the default) leaves the run's dict, TOML and hash as
+    they were before the field; "ns2" is kept, round-trips and makes another run; anything
+    else is refused naming the field and the choices."""
+    s = Scenario()
+    assert s.run.event_clock == "exact" and "event_clock" not in s.to_dict()["run"]
+    assert "event_clock" not in s.to_toml()
+    assert s.replace(**{"run.event_clock": "exact"}).hash == s.hash
+    t = s.replace(**{"run.event_clock": "ns2"})
+    assert t.to_dict()["run"]["event_clock"] == "ns2" and t.hash != s.hash
+    assert Scenario.from_toml(t.to_toml()) == t
+    bad({"run": {"event_clock": "ns3"}}, r"run\.event_clock = 'ns3' .*one of exact, ns2")
+
+
+def test_pentikousis_example_has_ns2_event_clock() -> None:
+    """Pentikousis' downloads (the ECN study's base) run on ns-2.35's event clock."""
+    root = Path(__file__).resolve().parents[2]
+    s = Scenario.load(root / "examples" / "pentikousis_ecn_5clients.toml")
+    assert s.run.event_clock == "ns2"
+
+
 def test_save_and_load(tmp_path: Path) -> None:
     s = red_dumbbell_scenario()
     for name in ("s.toml", "s.json"):

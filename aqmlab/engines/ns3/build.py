@@ -15,7 +15,9 @@ HOLD_QUEUE = "aqmlab::HoldQueueDisc"
 
 
 def build(cpp: Any, scenario: Scenario, plan: Plan) -> Any:
-    """Create and return a built (not yet run) ``aqmlab::Experiment``."""
+    """Create and return a built (not yet run) ``aqmlab::Experiment`` (after
+    ``ResetGlobals``: the simulator is started here, on ``run.event_clock``'s clock)."""
+    cpp.UseEventClock(scenario.run.event_clock)
     exp = cpp.Experiment()
     exp.AddNodes(len(plan.nodes))
     for i, link in enumerate(plan.links):

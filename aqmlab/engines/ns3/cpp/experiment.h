@@ -17,6 +17,7 @@
 #include "flow_stats.h"
 #include "hold_queue_disc.h"
 #include "ns2_ecn_red_queue_disc.h"
+#include "ns2_event_clock.h"
 #include "ns2_rng.h"
 #include "ns2_tx_clock.h"
 #include "queue_wake.h"
@@ -41,7 +42,7 @@ namespace aqmlab
 {
 using namespace ns3;
 
-constexpr int AQMLAB_CPP_VERSION = 34;
+constexpr int AQMLAB_CPP_VERSION = 35;
 /// Flow i's sender binds port PORT_BASE + i; receivers listen on LISTEN_PORT_BASE + profile.
 constexpr uint16_t PORT_BASE = 10000;
 constexpr uint16_t LISTEN_PORT_BASE = 5000;
@@ -341,7 +342,11 @@ class Experiment
             {
                 InstallQueue(l, d);
             }
-            if (m_ns2TxTime)
+            if (Ns2ClockSimulatorImpl::Current())
+            {
+                Ns2LinkClock::Install(l.devs); // ns-2's clock covers transmission times too
+            }
+            else if (m_ns2TxTime)
             {
                 Ns2TxClock::Install(l.devs);
             }
