@@ -1,30 +1,35 @@
 // aqmlab/engines/ns3/cpp/ns2_event_clock.h -- ns-2.35's double-precision event clock on
-// ns-3's integer one (run event_clock = "ns2"; aqmlab/scenario/spec.py says why it matters).
+// ns-3 (run event_clock = "ns2"; aqmlab/scenario/spec.py says why it matters).
 //
 // ns-2.35 keeps time in doubles: every event it schedules is due at fl(clock_ + delay), the
-// sum rounded to a multiple of the current time's ulp (0.11 ps from 512 s on). ns-3 adds
-// integer time steps exactly. Where two events coincide in exact arithmetic (a deterministic
-// set-up puts every time on one lattice of link times and timer periods: Pentikousis' 10
-// clients, a 1-s retransmission timer and another flow's ACK at 514.055 s), ns-3 runs them in
-// the order they were scheduled and ns-2.35 in the order its roundings give them; from then
-// on the runs differ. Ns2ClockSimulatorImpl keeps, for every time step an event is due at,
-// the double ns-2.35 would have computed, and schedules each event at the step nearest
-// fl(now + delay), now being that double: ns-2's arithmetic, to half a step (1 fs).
+// sum rounded to a multiple of the current time's ulp (0.11 ps from 512 s on, 0.003 fs at
+// 20 ms), and its calendar queue runs equal times first scheduled first. ns-3 adds integer
+// time steps exactly. Where two events coincide in exact arithmetic (a deterministic set-up
+// puts every time on one lattice of link times and timer periods: Pentikousis' 10 clients,
+// a 1-s retransmission timer and another flow's ACK at 514.055 s), ns-3 runs them in the
+// order they were scheduled and ns-2.35 in the order its roundings give them; from then on
+// the runs differ. Ns2ClockSimulatorImpl is a simulator whose events are due at ns-2's
+// doubles and run in their order; Now() is the femtosecond step nearest the running
+// event's double, so the rest of ns-3 sees its usual clock.
 //
-// A link's two events per packet take their doubles from the transmission itself
-// (Ns2LinkClock, at the device's PhyTxBegin): the end of the transmission at
-// fl(start + txt) and the arrival at the far end at fl(start + fl(txt + delay)), txt =
-// 8 size / rate (LinkDelay::recv); ns-3's own delays (its nearest-step transmission time)
-// would differ from those sums by a fraction of a step before the rounding.
+// An event's double is fl(now + delay), with the delay's nearest double, except where the
+// scheduler is told the exact sum (Hint): a link's two events per packet (Ns2LinkClock, at
+// the device's PhyTxBegin: the end of the transmission at fl(start + txt) and the arrival
+// at fl(start + fl(txt + delay)), txt = 8 size / rate, LinkDelay::recv) and a
+// retransmission timer at fl(now + rto) with the RTO's own double (3 x 0.1 s is not a
+// whole number of femtoseconds). ns-3's one-step delay (TCP's SendPendingData after an
+// application's Send) is "now": ns-2 sends at once.
 #pragma once
 #include "ns3/core-module.h"
-#include "ns3/default-simulator-impl.h"
+#include "ns3/simulator-impl.h"
 #include "ns3/network-module.h"
 #include "ns3/point-to-point-module.h"
 
 #include <cmath>
 #include <cstdint>
-#include <unordered_map>
+#include <algorithm>
+#include <list>
+#include <vector>
 
 namespace aqmlab
 {
@@ -51,13 +56,19 @@ Ns2ClockSteps(double t, int64_t perSecond)
                                 shift);
 }
 
-class Ns2ClockSimulatorImpl : public DefaultSimulatorImpl
+/// A simulator whose clock is ns-2.35's: events are due at doubles and run in the order of
+/// those doubles, first scheduled first among equal ones (ns-2's calendar queue is FIFO);
+/// Now() is the time step nearest the running event's double. Before 8 s the doubles are
+/// finer than a femtosecond, so ordering by step alone would run two events 0.003 fs apart
+/// in the order they were scheduled (an ACK's arrival before the end of a transmission
+/// that ns-2.35 ends 1 ulp earlier, Pentikousis' first round trip).
+class Ns2ClockSimulatorImpl : public SimulatorImpl
 {
   public:
     static TypeId GetTypeId()
     {
         static TypeId tid = TypeId("aqmlab::Ns2ClockSimulatorImpl")
-                                .SetParent<DefaultSimulatorImpl>()
+                                .SetParent<SimulatorImpl>()
                                 .SetGroupName("aqmlab")
                                 .AddConstructor<Ns2ClockSimulatorImpl>();
         return tid;
@@ -70,6 +81,7 @@ class Ns2ClockSimulatorImpl : public DefaultSimulatorImpl
     }
 
     Ns2ClockSimulatorImpl()
+        : m_perSecond(Seconds(1).GetTimeStep())
     {
         s_current = this;
     }
@@ -82,40 +94,181 @@ class Ns2ClockSimulatorImpl : public DefaultSimulatorImpl
         }
     }
 
+    void Destroy() override
+    {
+        while (!m_destroyEvents.empty())
+        {
+            Ptr<EventImpl> ev = m_destroyEvents.front().PeekEventImpl();
+            m_destroyEvents.pop_front();
+            if (!ev->IsCancelled())
+            {
+                ev->Invoke();
+            }
+        }
+    }
+
+    bool IsFinished() const override
+    {
+        return m_queue.empty() || m_stop;
+    }
+
+    void Stop() override
+    {
+        m_stop = true;
+    }
+
+    EventId Stop(const Time& delay) override
+    {
+        return Simulator::Schedule(delay, static_cast<void (*)()>(&Simulator::Stop));
+    }
+
     EventId Schedule(const Time& delay, EventImpl* event) override
     {
-        return DefaultSimulatorImpl::Schedule(Due(delay), event);
+        const Entry e = Insert(Due(delay), event, m_context);
+        return EventId(event, e.step, m_context, e.uid);
     }
 
     void ScheduleWithContext(uint32_t context, const Time& delay, EventImpl* event) override
     {
-        DefaultSimulatorImpl::ScheduleWithContext(context, Due(delay), event);
+        Insert(Due(delay), event, context);
     }
 
-    /// ns-2's double for the current time: the one its event was scheduled at, else the
-    /// double nearest the step (the start, or a step no rounded event was due at).
-    double NowDouble()
+    EventId ScheduleNow(EventImpl* event) override
     {
-        const int64_t now = Now().GetTimeStep();
-        if (now != m_nowStep)
+        const Entry e = Insert(m_nowDouble, event, m_context);
+        return EventId(event, e.step, m_context, e.uid);
+    }
+
+    EventId ScheduleDestroy(EventImpl* event) override
+    {
+        EventId id(Ptr<EventImpl>(event, false), m_nowStep, 0xffffffff, EventId::UID::DESTROY);
+        m_destroyEvents.push_back(id);
+        return id;
+    }
+
+    void Remove(const EventId& id) override
+    {
+        if (id.GetUid() == EventId::UID::DESTROY)
         {
-            m_nowStep = now;
-            auto it = m_due.find(now);
-            m_nowDouble = it != m_due.end()
-                              ? it->second
-                              : double(static_cast<long double>(now) / PerSecond());
+            for (auto i = m_destroyEvents.begin(); i != m_destroyEvents.end(); ++i)
+            {
+                if (*i == id)
+                {
+                    m_destroyEvents.erase(i);
+                    break;
+                }
+            }
+            return;
         }
+        if (IsExpired(id))
+        {
+            return;
+        }
+        id.PeekEventImpl()->Cancel(); // left in the heap, skipped when it comes up
+        Done(id.GetUid());
+    }
+
+    void Cancel(const EventId& id) override
+    {
+        if (!IsExpired(id))
+        {
+            id.PeekEventImpl()->Cancel();
+        }
+    }
+
+    bool IsExpired(const EventId& id) const override
+    {
+        if (id.GetUid() == EventId::UID::DESTROY)
+        {
+            if (id.PeekEventImpl() == nullptr || id.PeekEventImpl()->IsCancelled())
+            {
+                return true;
+            }
+            for (const EventId& d : m_destroyEvents)
+            {
+                if (d == id)
+                {
+                    return false;
+                }
+            }
+            return true;
+        }
+        return id.PeekEventImpl() == nullptr || id.PeekEventImpl()->IsCancelled() ||
+               IsDone(id.GetUid());
+    }
+
+    void Run() override
+    {
+        m_stop = false;
+        while (!m_queue.empty() && !m_stop)
+        {
+            std::pop_heap(m_queue.begin(), m_queue.end(), Later{});
+            const Entry e = m_queue.back();
+            m_queue.pop_back();
+            if (IsDone(e.uid)) // removed
+            {
+                e.impl->Unref();
+                continue;
+            }
+            Done(e.uid);
+            m_nowDouble = e.due;
+            m_nowStep = std::max(m_nowStep, e.step);
+            m_currentUid = e.uid;
+            m_context = e.context;
+            m_eventCount++;
+            e.impl->Invoke();
+            e.impl->Unref();
+        }
+    }
+
+    Time Now() const override
+    {
+        return TimeStep(m_nowStep);
+    }
+
+    Time GetDelayLeft(const EventId& id) const override
+    {
+        return IsExpired(id) ? TimeStep(0) : TimeStep(int64_t(id.GetTs()) - m_nowStep);
+    }
+
+    Time GetMaximumSimulationTime() const override
+    {
+        return TimeStep(0x7fffffffffffffffLL);
+    }
+
+    void SetScheduler(ObjectFactory) override
+    {
+        // events are ordered by their doubles here, whatever scheduler is asked for
+    }
+
+    uint32_t GetSystemId() const override
+    {
+        return 0;
+    }
+
+    uint32_t GetContext() const override
+    {
+        return m_context;
+    }
+
+    uint64_t GetEventCount() const override
+    {
+        return m_eventCount;
+    }
+
+    /// ns-2's double for the current time (the running event's).
+    double NowDouble() const
+    {
         return m_nowDouble;
     }
 
-    /// The next event scheduled from this step with a delay of `delaySteps` is due at the
+    /// The next event scheduled from this event with a delay of `delaySteps` is due at the
     /// double `due` (a link's exact sums; at most two pending, per transmission).
     void Hint(int64_t delaySteps, double due)
     {
-        const int64_t now = Now().GetTimeStep();
-        if (m_hintStep != now)
+        if (m_hintUid != m_currentUid)
         {
-            m_hintStep = now;
+            m_hintUid = m_currentUid;
             m_hints = 0;
         }
         if (m_hints < 2)
@@ -124,67 +277,97 @@ class Ns2ClockSimulatorImpl : public DefaultSimulatorImpl
         }
     }
 
-    int64_t PerSecond()
+    /// The next event scheduled from this event `delaySteps` later is due at
+    /// fl(now + delayS): ns-2's sum with the delay's own double (a timer's RTO).
+    void HintDelay(int64_t delaySteps, double delayS)
     {
-        if (!m_perSecond)
-        {
-            m_perSecond = Seconds(1).GetTimeStep();
-        }
+        volatile double due = m_nowDouble + delayS;
+        Hint(delaySteps, due);
+    }
+
+    int64_t PerSecond() const
+    {
         return m_perSecond;
     }
 
+  protected:
+    void DoDispose() override
+    {
+        for (Entry& e : m_queue)
+        {
+            e.impl->Unref();
+        }
+        m_queue.clear();
+        SimulatorImpl::DoDispose();
+    }
+
   private:
-    /// The delay that puts an event scheduled now `delay` later at ns-2's double.
-    Time Due(const Time& delay)
+    struct Entry
+    {
+        double due;
+        uint32_t uid;
+        uint32_t context;
+        int64_t step;
+        EventImpl* impl;
+    };
+
+    struct Later
+    {
+        bool operator()(const Entry& a, const Entry& b) const
+        {
+            return a.due > b.due || (a.due == b.due && a.uid > b.uid);
+        }
+    };
+
+    /// ns-2's double for an event scheduled now `delay` later: a hinted sum, else
+    /// fl(now + delay) with the delay's nearest double.
+    double Due(const Time& delay)
     {
         const int64_t d = delay.GetTimeStep();
-        if (d <= 0)
+        if (d <= 1)
         {
-            return delay; // now: ns-2's clock_ + 0 is clock_
+            // ns-2's clock_ + 0 is clock_; one step is ns-3's "after this event" (TCP's
+            // SendPendingData after an application's Send), which ns-2 does at once
+            return m_nowDouble;
         }
-        const int64_t now = Now().GetTimeStep();
-        double due = 0;
-        bool hinted = false;
-        if (m_hintStep == now)
+        if (m_hintUid == m_currentUid)
         {
             for (int i = 0; i < m_hints; ++i)
             {
                 if (m_hint[i].delay == d)
                 {
-                    due = m_hint[i].due;
+                    const double due = m_hint[i].due;
                     m_hint[i] = m_hint[--m_hints];
-                    hinted = true;
-                    break;
+                    return due;
                 }
             }
         }
-        if (!hinted)
-        {
-            const double delayS = double(static_cast<long double>(d) / PerSecond());
-            volatile double sum = NowDouble() + delayS; // Scheduler::schedule: clock_ + delay
-            due = sum;
-        }
-        int64_t step = Ns2ClockSteps(due, PerSecond());
-        if (step <= now)
-        {
-            step = now + 1; // a later double never runs before now
-        }
-        Remember(step, due);
-        return TimeStep(step - now);
+        const double delayS = double(static_cast<long double>(d) / m_perSecond);
+        volatile double sum = m_nowDouble + delayS; // Scheduler::schedule: clock_ + delay
+        return sum;
     }
 
-    void Remember(int64_t step, double due)
+    Entry Insert(double due, EventImpl* impl, uint32_t context)
     {
-        m_due.emplace(step, due); // the first double due at a step keeps it
-        if (m_due.size() >= m_pruneAt)
+        const int64_t step = std::max(m_nowStep, Ns2ClockSteps(due, m_perSecond));
+        const Entry e{due, m_nextUid++, context, step, impl};
+        m_queue.push_back(e);
+        std::push_heap(m_queue.begin(), m_queue.end(), Later{});
+        return e;
+    }
+
+    void Done(uint32_t uid)
+    {
+        if (uid >= m_done.size())
         {
-            const int64_t now = Now().GetTimeStep();
-            for (auto it = m_due.begin(); it != m_due.end();)
-            {
-                it = it->first < now ? m_due.erase(it) : std::next(it);
-            }
-            m_pruneAt = std::max<size_t>(4096, 2 * m_due.size());
+            m_done.resize(std::max<size_t>(uid + 1, 2 * m_done.size()), false);
         }
+        m_done[uid] = true;
+    }
+
+    bool IsDone(uint32_t uid) const
+    {
+        return uid < m_done.size() && m_done[uid];
     }
 
     struct HintRec
@@ -194,15 +377,32 @@ class Ns2ClockSimulatorImpl : public DefaultSimulatorImpl
     };
 
     inline static Ns2ClockSimulatorImpl* s_current = nullptr;
-    std::unordered_map<int64_t, double> m_due; // step -> ns-2's double of events due then
-    size_t m_pruneAt = 4096;
-    int64_t m_perSecond = 0;
-    int64_t m_nowStep = -1;
+    int64_t m_perSecond;
+    std::vector<Entry> m_queue; // a binary heap, earliest (due, uid) first
+    std::vector<bool> m_done;   // by uid: run or removed
+    std::list<EventId> m_destroyEvents;
     double m_nowDouble = 0;
-    int64_t m_hintStep = -1;
+    int64_t m_nowStep = 0;
+    uint32_t m_nextUid = EventId::UID::VALID;
+    uint32_t m_currentUid = 0;
+    uint32_t m_context = 0xffffffff;
+    uint64_t m_eventCount = 0;
+    bool m_stop = false;
+    uint32_t m_hintUid = 0;
     int m_hints = 0;
     HintRec m_hint[2] = {};
 };
+
+/// On ns-2's event clock, the next event scheduled `delay` from now is due at
+/// fl(now + delayS) (a no-op on ns-3's own clock).
+inline void
+Ns2ClockDelay(const Time& delay, double delayS)
+{
+    if (Ns2ClockSimulatorImpl* sim = Ns2ClockSimulatorImpl::Current())
+    {
+        sim->HintDelay(delay.GetTimeStep(), delayS);
+    }
+}
 
 /// Makes the next simulator (after Simulator::Destroy) ns-2's event clock or ns-3's own.
 inline void

@@ -14,6 +14,7 @@
 #include "fast_demux.h"
 #include "flow_stats.h"
 #include "hold_queue_disc.h"
+#include "ns2_event_clock.h"
 #include "ns2_reno_cc.h"
 #include "ns2_rto.h"
 #include "sent_list.h"
@@ -1207,13 +1208,19 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     // a third duplicate ACK the fast retransmit follows in the same ACK and keeps the cut
     // window (CwrLossRecovery; dupack_action()'s branch after an ECN cut): flow 0 at
     // 64.876 s, cwnd 4.104 -> 2.052, int(2.052) + dupwnd_ 3 let one new segment out.
+    // After a timeout (ns-3's LOSS; last_cwnd_action_ == CWND_ACTION_TIMEOUT) the first
+    // echo is answered whatever its sequence number, on a duplicate ACK too: the same
+    // downloads at limit 8, flow 0 at 1007.738 s, an ACK sent before the timeout's
+    // retransmission echoed and ns-2.35 cut cwnd 1 -> 0.5 (ns-3 kept 1 and sent two
+    // segments at the next new ACK to ns-2.35's one).
     bool EcnEchoOnDupAck(Ptr<const Packet> packet, const TcpHeader& h) const
     {
         const SequenceNumber32 ack = h.GetAckNumber();
         return m_ecnDupAck && (h.GetFlags() & TcpHeader::ECE) && packet->GetSize() == 0 &&
                m_tcb->m_ecnState != TcpSocketState::ECN_DISABLED && !m_sack1Active &&
                (m_tcb->m_congState == TcpSocketState::CA_OPEN ||
-                m_tcb->m_congState == TcpSocketState::CA_DISORDER) &&
+                m_tcb->m_congState == TcpSocketState::CA_DISORDER ||
+                m_tcb->m_congState == TcpSocketState::CA_LOSS) &&
                ack == m_txBuffer->HeadSequence() && ack < m_tcb->m_highTxMark &&
                (!m_fastRtxPointSet || ack > m_fastRtxPoint);
     }
@@ -1568,7 +1575,9 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     {
         if (!RtoMemoEnabled())
         {
-            return Seconds(RtoNow());
+            m_rtoS = RtoNow();
+            m_rtoSTime = Seconds(m_rtoS);
+            return m_rtoSTime;
         }
         InitClock();
         const int64_t minRto = m_minRto.GetTimeStep();
@@ -1584,7 +1593,20 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
             m_rtoMemoTime = Seconds(t);
         }
         m_rtoMemo = true;
+        m_rtoS = t;
+        m_rtoSTime = m_rtoMemoTime;
         return m_rtoMemoTime;
+    }
+
+    /// On ns-2's event clock, a retransmission timer `after` from now that is the last RTO
+    /// computed expires at fl(now + that RTO's double), as ns-2's resched(rto) does (its
+    /// double, e.g. 3 x 0.1 s, is not always the femtosecond step's).
+    void HintRto(const Time& after)
+    {
+        if (after == m_rtoSTime)
+        {
+            Ns2ClockDelay(after, m_rtoS);
+        }
     }
 
     void InitClock()
@@ -1782,6 +1804,7 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
             {
                 m_rto = RtoTime();
                 m_retxEvent.Cancel();
+                HintRto(m_rto);
                 m_retxEvent = h.syn ? Simulator::Schedule(m_rto, &AqmTcpSocket::SendEmptyPacket,
                                                           this, h.flags)
                                     : Simulator::Schedule(m_rto, &AqmTcpSocket::ReTxTimeout, this);
@@ -1831,6 +1854,9 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
             m_preAckRtoSet = true;
         }
         const SequenceNumber32 ack = tcpHeader.GetAckNumber();
+        // ns-3 calls this before ReceivedAck: this ACK's echo (RttSample's ecn_backoff_
+        // test), not the last one's
+        m_ackEce = (tcpHeader.GetFlags() & TcpHeader::ECE) != 0;
         // ns-3 calls this before it processes the segment: the handshake's ACK is seen in
         // SYN_SENT (the SYN/ACK) or SYN_RCVD, before the first data can leave.
         const bool handshake = (m_state == SYN_SENT || m_state == SYN_RCVD) &&
@@ -2113,6 +2139,7 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         {
             m_rto = RtoTime();
             m_retxEvent.Cancel();
+            HintRto(m_rto);
             m_retxEvent = Simulator::Schedule(m_rto, &AqmTcpSocket::SendEmptyPacket, this, flags);
         }
     }
@@ -2146,6 +2173,7 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     void ScheduleRetransmit(Time after)
     {
         m_retxEvent.Cancel();
+        HintRto(after);
         m_retxEvent = Simulator::Schedule(after, &AqmTcpSocket::ReTxTimeout, this);
     }
 
@@ -3387,6 +3415,8 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     bool m_rtoMemo{false};      // RtoTime: the three below are set
     int64_t m_rtoMemoMinRto{0}; // m_minRto's time steps ...
     double m_rtoMemoMinRtoS{0}; // ... in seconds
+    double m_rtoS{0};           // the last RtoTime() (s), as ns-2 computes it ...
+    Time m_rtoSTime;            // ... and as a Time (HintRto)
     double m_rtoMemoS{0};       // the last timeout (s) ...
     Time m_rtoMemoTime;         // ... as a Time
     bool m_bootSet{false};
