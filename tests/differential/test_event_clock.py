@@ -62,4 +62,24 @@ def test_ns2_clock_sends_every_packet_as_ns235():
     ev2, ev3 = _events("ns2"), _events("ns3", "ns2")
     assert all(np.isinf(partings(ev2, ev3, FLOWS, tol=TOL)))
     assert data_counts(ev3, FLOWS) == data_counts(ev2, FLOWS)
-    assert sum(data_counts(ev2, FLOWS)) > 70_000
+    assert sum(data_counts(ev2, FLOWS)) > 60_000
+
+
+@functools.cache
+def _aggr_ecn_events(engine: str, clock: str):
+    sc = pentikousis.base("20MiB").replace(**{
+        **pentikousis.scheme_arm("aggr-ecn", 8).changes, "topology.receivers": 10,
+        "traffic[0].count": 10, "run.duration": "12s", "run.sample_interval": None,
+        "run.engine": engine, "run.event_clock": clock})
+    return flow_trace(sc, FLOWS)[1]
+
+
+def test_events_a_femtosecond_apart_run_in_ns2_order():
+    """Before 8 s ns-2's doubles are finer than the femtosecond: at 22.7 ms an ACK reaches
+    router R1 0.003 fs after the end of the transmission before it, and ns-2.35 sends it
+    later (the link was idle). Ordered by their doubles, the ten aggressive-RED+ECN
+    downloads (limit 8) send the same packets as ns-2.35 for 12 s (ordered by femtosecond
+    steps, aqmlab 0.8.9's clock, they parted at 8.8 s)."""
+    ev2, ev3 = _aggr_ecn_events("ns2", "exact"), _aggr_ecn_events("ns3", "ns2")
+    assert all(np.isinf(partings(ev2, ev3, FLOWS, tol=TOL)))
+    assert data_counts(ev3, FLOWS) == data_counts(ev2, FLOWS)
