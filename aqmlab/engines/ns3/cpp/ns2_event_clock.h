@@ -20,6 +20,8 @@
 // whole number of femtoseconds). ns-3's one-step delay (TCP's SendPendingData after an
 // application's Send) is "now": ns-2 sends at once.
 #pragma once
+#include "ns2_tx_clock.h"
+
 #include "ns3/core-module.h"
 #include "ns3/simulator-impl.h"
 #include "ns3/network-module.h"
@@ -34,27 +36,6 @@
 namespace aqmlab
 {
 using namespace ns3;
-
-/// The step nearest `t` seconds (a non-negative double) on a clock of `perSecond` steps.
-inline int64_t
-Ns2ClockSteps(double t, int64_t perSecond)
-{
-    if (t <= 0)
-    {
-        return 0;
-    }
-    int exp = 0;
-    const double mant = std::frexp(t, &exp); // t = m 2^(exp - 53), m < 2^53
-    const auto m = static_cast<unsigned __int128>(std::ldexp(mant, 53));
-    const unsigned __int128 num = m * static_cast<unsigned __int128>(perSecond);
-    const int shift = 53 - exp;
-    if (shift <= 0)
-    {
-        return static_cast<int64_t>(num << -shift);
-    }
-    return static_cast<int64_t>((num + (static_cast<unsigned __int128>(1) << (shift - 1))) >>
-                                shift);
-}
 
 /// A simulator whose clock is ns-2.35's: events are due at doubles and run in the order of
 /// those doubles, first scheduled first among equal ones (ns-2's calendar queue is FIFO);
@@ -285,11 +266,6 @@ class Ns2ClockSimulatorImpl : public SimulatorImpl
         Hint(delaySteps, due);
     }
 
-    int64_t PerSecond() const
-    {
-        return m_perSecond;
-    }
-
   protected:
     void DoDispose() override
     {
@@ -349,7 +325,7 @@ class Ns2ClockSimulatorImpl : public SimulatorImpl
 
     Entry Insert(double due, EventImpl* impl, uint32_t context)
     {
-        const int64_t step = std::max(m_nowStep, Ns2ClockSteps(due, m_perSecond));
+        const int64_t step = std::max(m_nowStep, Ns2Steps(due, m_perSecond));
         const Entry e{due, m_nextUid++, context, step, impl};
         m_queue.push_back(e);
         std::push_heap(m_queue.begin(), m_queue.end(), Later{});
@@ -430,7 +406,6 @@ class Ns2LinkClock : public SimpleRefCount<Ns2LinkClock>
 {
   public:
     explicit Ns2LinkClock(Ptr<PointToPointNetDevice> dev)
-        : m_dev(dev)
     {
         DataRateValue rate;
         dev->GetAttribute("DataRate", rate);
@@ -474,7 +449,6 @@ class Ns2LinkClock : public SimpleRefCount<Ns2LinkClock>
         sim->Hint(txSteps + m_delaySteps, arrival);
     }
 
-    Ptr<PointToPointNetDevice> m_dev;
     DataRate m_rate;
     int64_t m_delaySteps = 0;
     double m_delayS = 0;

@@ -65,6 +65,28 @@ Ns2StepSign(uint32_t bytes, uint64_t rate, double now)
     return lhs < rhs ? -1 : (lhs > rhs ? 1 : 0);
 }
 
+/// The step nearest `t` seconds (a non-negative double) on a clock of `perSecond` steps,
+/// exactly (128-bit arithmetic on the double's mantissa).
+inline int64_t
+Ns2Steps(double t, int64_t perSecond)
+{
+    if (t <= 0)
+    {
+        return 0;
+    }
+    int exp = 0;
+    const double mant = std::frexp(t, &exp); // t = m 2^(exp - 53), m < 2^53
+    const auto m = static_cast<unsigned __int128>(std::ldexp(mant, 53));
+    const unsigned __int128 num = m * static_cast<unsigned __int128>(perSecond);
+    const int shift = 53 - exp;
+    if (shift <= 0)
+    {
+        return static_cast<int64_t>(num << -shift);
+    }
+    return static_cast<int64_t>((num + (static_cast<unsigned __int128>(1) << (shift - 1))) >>
+                                shift);
+}
+
 /// ns-2's clock of one link's busy period on a clock of `stepsPerSecond` integer steps
 /// (finer than 1 ns; see the file comment).
 struct Ns2BusyClock
@@ -93,21 +115,7 @@ struct Ns2BusyClock
     /// The step nearest `t` seconds (a non-negative double), exactly.
     int64_t Steps(double t) const
     {
-        if (t <= 0)
-        {
-            return 0;
-        }
-        int exp = 0;
-        const double mant = std::frexp(t, &exp); // t = m 2^(exp - 53), m < 2^53
-        const auto m = static_cast<unsigned __int128>(std::ldexp(mant, 53));
-        const unsigned __int128 num = m * static_cast<unsigned __int128>(stepsPerSecond);
-        const int shift = 53 - exp;
-        if (shift <= 0)
-        {
-            return static_cast<int64_t>(num << -shift);
-        }
-        return static_cast<int64_t>((num + (static_cast<unsigned __int128>(1) << (shift - 1)))
-                                    >> shift);
+        return Ns2Steps(t, stepsPerSecond);
     }
 };
 

@@ -1575,9 +1575,9 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     {
         if (!RtoMemoEnabled())
         {
-            m_rtoS = RtoNow();
-            m_rtoSTime = Seconds(m_rtoS);
-            return m_rtoSTime;
+            m_rtoMemoS = RtoNow(); // not a memo here (m_rtoMemo stays false): HintRto's record
+            m_rtoMemoTime = Seconds(m_rtoMemoS);
+            return m_rtoMemoTime;
         }
         InitClock();
         const int64_t minRto = m_minRto.GetTimeStep();
@@ -1593,8 +1593,6 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
             m_rtoMemoTime = Seconds(t);
         }
         m_rtoMemo = true;
-        m_rtoS = t;
-        m_rtoSTime = m_rtoMemoTime;
         return m_rtoMemoTime;
     }
 
@@ -1603,9 +1601,9 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     /// double, e.g. 3 x 0.1 s, is not always the femtosecond step's).
     void HintRto(const Time& after)
     {
-        if (after == m_rtoSTime)
+        if (after == m_rtoMemoTime)
         {
-            Ns2ClockDelay(after, m_rtoS);
+            Ns2ClockDelay(after, m_rtoMemoS);
         }
     }
 
@@ -3415,8 +3413,6 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     bool m_rtoMemo{false};      // RtoTime: the three below are set
     int64_t m_rtoMemoMinRto{0}; // m_minRto's time steps ...
     double m_rtoMemoMinRtoS{0}; // ... in seconds
-    double m_rtoS{0};           // the last RtoTime() (s), as ns-2 computes it ...
-    Time m_rtoSTime;            // ... and as a Time (HintRto)
     double m_rtoMemoS{0};       // the last timeout (s) ...
     Time m_rtoMemoTime;         // ... as a Time
     bool m_bootSet{false};
