@@ -214,8 +214,14 @@ MECHANISMS = (
         "timeout at 24.902 s sent three segments at 25.397 s to ns-2.35's two "
         "(test_ecn_dupack.py). An echo on the third duplicate ACK cuts first, and the fast "
         "retransmit then keeps the cut window (flow 0, 64.876 s: 4.104 -> 2.052, dupwnd_ "
-        "3, one new segment with the retransmission). Full-TCP (web) is not traced: "
-        "'auto' keeps 'ignored' there."),
+        "3, one new segment with the retransmission). After a timeout and an echo answered "
+        "on a duplicate ACK, the third duplicate ACK takes the same branch: the head "
+        "resent, dupwnd_ 3, the go-back-N resends let out up to int(cwnd_) + dupwnd_ "
+        "(limit 8, 20 MiB, seed 5, flow 8 at 104.442 s: segments 1459-1461; "
+        "test_ecn_dupack_after_timeout.py); that branch leaves recover_ at the cut's, so the "
+        "next fast retransmit needs the ACK past the cut's highest segment only; and a cut "
+        "below one segment on a duplicate ACK leaves the timer running (newtimer() is "
+        "newack()'s). Full-TCP (web) is not traced: 'auto' keeps 'ignored' there."),
     Mechanism(
         "cwr_flag", ("new_data", "next_segment"), "next_segment", "new_data", "new_data",
         "Which data segment carries CWR (with ECN): the first new one sent after an ECN "

@@ -960,6 +960,10 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     // After a timeout the RFC 6582 / ns-2 bugfix_ rule in ReTxTimeout applies to Reno too.
     void ReceivedAck(Ptr<Packet> packet, const TcpHeader& tcpHeader) override
     {
+        if (tcpHeader.GetAckNumber() > m_txBuffer->HeadSequence())
+        {
+            EndLossDupwnd(); // recv(): dupwnd_ = 0 at a new ACK
+        }
         // ns-2 Reno's dupwnd_ as this ACK finds it (ecn() runs before recv() counts a
         // duplicate or clears dupwnd_ at a new ACK; see "ECN echo during a loss recovery")
         m_dupwndBeforeAck = m_tcb->m_congState == TcpSocketState::CA_RECOVERY ? m_ns2Dupwnd : 0;
@@ -1004,7 +1008,7 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
             // ecn() before the duplicate test: the cut precedes whatever this duplicate
             // ACK does (a third one's fast retransmit keeps the cut window, CwrLossRecovery)
             EnterCwr(0);
-            EcnHalveWindow();
+            EcnHalveWindow(true);
             m_ecnCutThisAck = true;
         }
         if (Sack1())
@@ -1096,6 +1100,63 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         return true;
     }
 
+    // ---- ECN cut, then a third duplicate ACK, after a timeout (ns-2) ----------------------
+    // ns-2 Reno's recv() counts duplicate ACKs (dupacks_, zeroed by a timeout and by a new
+    // ACK) in every state, and its dupack_action() at the third after a timeout does
+    // nothing (bug_fix_) unless an ECN echo was answered since (EcnOnDupAck: the first
+    // echo after a timeout is answered, last_cwnd_action_ = CWND_ACTION_ECN). Then its ECN
+    // branch runs: last_cwnd_action_ = CWND_ACTION_DUPACK, reset_rtx_timer(1, 0), the head
+    // resent, dupwnd_ = numdupacks_, and each later duplicate ACK adds one to dupwnd_;
+    // window() is int(cwnd_) + dupwnd_ and send_much() lets the go-back-N resends out up
+    // to it; the next new ACK zeroes dupwnd_. ns-3 (CWR entered from LOSS) ignores the
+    // duplicate ACKs. Pentikousis' aggressive RED+ECN, 10 clients, limit 8, 20 MiB, seed 5,
+    // flow 8: a timeout at 104.344 s (segment 1459), an echoing duplicate ACK cut cwnd
+    // 1 -> 0.5 at 104.348 s, and at the third duplicate ACK (104.442 s) ns-2.35 resent
+    // segments 1459-1461 (int(0.5) + 3), which the receiver already had; ns-3 sent nothing
+    // and the runs parted there. Only with EcnOnDupAck and ns-2's Reno window (one-way
+    // agents; Full-TCP's dupack_action is not traced).
+    void EcnBranchAfterTimeout(const SequenceNumber32& ack, const SequenceNumber32& oldHead,
+                               bool receivedData)
+    {
+        if (!m_lossDupacksOn || ack != oldHead || receivedData || ack >= m_tcb->m_highTxMark)
+        {
+            return;
+        }
+        const uint32_t mss = m_tcb->m_segmentSize;
+        ++m_lossDupacks;
+        if (m_lossDupwnd > 0)
+        {
+            ++m_lossDupwnd; // dupacks_ > numdupacks_, last_cwnd_action_ DUPACK: ++dupwnd_
+        }
+        else if (m_lossDupacks == m_retxThresh && m_lastCutEcn)
+        {
+            m_lastCutEcn = false; // last_cwnd_action_ = CWND_ACTION_DUPACK
+            RestartTimerAtFastRetransmit();
+            m_lossDupwnd = m_retxThresh;
+            m_lossDupwndBase = ExactCwnd();
+            SendDataPacket(oldHead, mss, true);
+        }
+        if (m_lossDupwnd > 0)
+        {
+            // window(): int(cwnd_) + dupwnd_ segments; the exact cwnd_ is restored at the
+            // next new ACK (EndLossDupwnd)
+            const auto segments = uint32_t(m_lossDupwndBase / mss) + m_lossDupwnd;
+            m_tcb->m_cWnd = segments * mss;
+            m_tcb->m_cWndInfl = m_tcb->m_cWnd;
+        }
+    }
+
+    /// A new ACK or a timeout after EcnBranchAfterTimeout: dupwnd_ = 0, cwnd_ as it was.
+    void EndLossDupwnd()
+    {
+        m_lossDupacksOn = false;
+        if (m_lossDupwnd > 0)
+        {
+            m_lossDupwnd = 0;
+            SetExactCwnd(m_lossDupwndBase);
+        }
+    }
+
     // ---- ECN window cut (ns-2) -----------------------------------------------------------
     // ns-3's EnterCwr sets ssthresh = max(2, flight / 2) segments and (classic recovery)
     // cwnd = ssthresh, and sets cwnd = ssthresh again when CWR ends. ns-2's ecn() calls
@@ -1108,7 +1169,7 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     // CWND_ACTION_TIMEOUT`). Pentikousis' conservative RED+ECN, limit 32, 20 MiB, seed 6,
     // flow 0: an echo on the second new ACK after a timeout (16.538 s) cut cwnd 2 -> 1 on
     // ns-2.35, one segment sent; ns-3's EnterCwr left cwnd = ssthresh = 2, two sent.
-    void EcnHalveWindow()
+    void EcnHalveWindow(bool onDupack = false)
     {
         const bool entered =
             m_tcb->m_congState == TcpSocketState::CA_CWR &&
@@ -1160,9 +1221,13 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
                                   : ExactHalfWindow(window);
         m_tcb->m_ssThresh = RenoHalfWindow(window); // max(2, floor(m_ecnCwnd))
         SetExactCwnd(m_ecnCwnd);
-        if (m_ecnBelowOne && m_ecnCwnd < mss && ManagesRto())
+        if (m_ecnBelowOne && m_ecnCwnd < mss && ManagesRto() && !onDupack)
         {
-            // newtimer(): `cwnd_ < 1` arms the timer, data outstanding or not
+            // newtimer(): `cwnd_ < 1` arms the timer, data outstanding or not. newack()
+            // calls it, a duplicate ACK does not: Pentikousis' aggressive RED+ECN, 10
+            // clients, limit 16, 20 MiB, seed 4, flow 9: a timeout at 954.754 s (back-off
+            // 2), an echoing duplicate ACK cut cwnd 1 -> 0.5 at 954.906 s, and ns-2.35's
+            // next timeout came at 956.754 s, ns-3's (re-armed) at 956.906 s.
             RearmRetransmitTimer(true);
         }
     }
@@ -1456,6 +1521,7 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         }
         GuardFastRetransmit(ack);
         const bool fromCwr = CwrLossRecovery(currentDelivered); // ssthresh already cut
+        EcnBranchAfterTimeout(ack, oldHead, receivedData);
         EcnHalveWindow();
         // CWR is entered in ReceivedAck before ProcessAck runs: compare with the state
         // seen at the end of the previous ACK, not with `before`.
@@ -1519,7 +1585,7 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         }
         if (before != TcpSocketState::CA_RECOVERY && after == TcpSocketState::CA_RECOVERY)
         {
-            FastRetransmitted();
+            FastRetransmitted(fromCwr);
             m_ns2Dupwnd = m_retxThresh; // dupwnd_ = numdupacks_
             if (!fromCwr)
             {
@@ -2175,11 +2241,9 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         m_retxEvent = Simulator::Schedule(after, &AqmTcpSocket::ReTxTimeout, this);
     }
 
-    /// This ACK started fast recovery: ns-2's reset_rtx_timer(1, 0) stops the RTT timing
-    /// and restarts the retransmission timer.
-    void FastRetransmitted()
+    /// ns-2's reset_rtx_timer(1, 0) at a fast retransmit: no RTT timing, the timer restarted.
+    void RestartTimerAtFastRetransmit()
     {
-        m_lastCutEcn = false; // ns-2 dupack_action: last_cwnd_action_ = CWND_ACTION_DUPACK
         if (m_rttTimed)
         {
             m_rttActive = false;
@@ -2195,11 +2259,25 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
                 ScheduleRetransmit(m_rto);
             }
         }
+    }
+
+    /// This ACK started fast recovery: last_cwnd_action_ = CWND_ACTION_DUPACK and
+    /// reset_rtx_timer(1, 0). `afterEcnCut`: dupack_action()'s branch after an ECN cut,
+    /// which leaves recover_ where the cut put it.
+    void FastRetransmitted(bool afterEcnCut)
+    {
+        m_lastCutEcn = false; // ns-2 dupack_action: last_cwnd_action_ = CWND_ACTION_DUPACK
+        RestartTimerAtFastRetransmit();
         if (m_renoGuard && m_reno && !m_sackEnabled)
         {
             // ns-2 Reno (bugFix_): recover_ = maxseq_; no further fast retransmit until the
-            // cumulative ACK covers more than that (see GuardFastRetransmit).
-            m_guard = m_recover + 1;
+            // cumulative ACK covers more than that (see GuardFastRetransmit). After an ECN
+            // cut, recover_ is the cut's: Pentikousis' conservative RED+ECN, 10 clients,
+            // limit 64, 20 MiB, seed 1, flow 1: an echo cut at 755.954 s (recover_ segment
+            // 9452), segment 9452 fast-retransmitted after it at 756.842 s with 9457-9459,
+            // and at the third duplicate ACK of 9457 (757.870 s) ns-2.35 fast-retransmitted
+            // again (highest_ack_ 9456 > recover_ 9452); ns-3 guarded up to 9459 and waited.
+            m_guard = (afterEcnCut && m_fastRtxPointSet ? m_fastRtxPoint : m_recover) + 1;
             m_guardActive = true;
         }
     }
@@ -2840,6 +2918,10 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         const bool afterEcnCut = m_lastCutEcn;
         if (dataTimeout)
         {
+            m_lossDupwnd = 0; // timeout(): dupwnd_ = dupacks_ = 0 (cwnd_ is the timeout's)
+            m_lossDupacks = 0;
+            m_lossDupacksOn = timedOut && m_ecnDupAck && m_renoHalfCwnd && m_reno &&
+                              !m_sackEnabled && !m_renoFullTcpWindow;
             m_lastCutEcn = false; // last_cwnd_action_ = CWND_ACTION_TIMEOUT
         }
         if (timedOut && m_timeoutHalvesWindow && afterEcnCut)
@@ -3352,6 +3434,10 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     SequenceNumber32 m_fastRtxPoint{0}; // ns-2's recover_: highest byte sent + 1 at the last
                                         // fast retransmit (reno_action) or ECN cut
     uint32_t m_ns2Dupwnd{0};            // ns-2 Reno's dupwnd_ in a fast recovery
+    bool m_lossDupacksOn{false};        // counting dupacks_ since a timeout (EcnBranchAfterTimeout)
+    uint32_t m_lossDupacks{0};          // ns-2's dupacks_ since that timeout
+    uint32_t m_lossDupwnd{0};           // its dupwnd_ after the ECN branch; 0: none
+    double m_lossDupwndBase{0};         // the exact cwnd under that inflation
     uint32_t m_dupwndBeforeAck{0};      // ... as the ACK being processed found it
     bool m_cwrNextSegment{false}; // CwrOnNextSegment (see "CWR flag")
     bool m_everyCeMark{false};    // EveryCeMark (see "Every CE mark")
