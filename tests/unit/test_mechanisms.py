@@ -211,6 +211,22 @@ def test_processing_timing_at_the_release_for_ns2s_agents():
     assert "processing_timing" not in Tcp().to_dict()
 
 
+def test_an_acknowledged_held_segment_is_dropped_for_ns2s_agents():
+    """ns-2 picks the segments when its delayed send fires ("dropped", the default of
+    reno/newreno/sack, one-way and Full-TCP); "sent" (aqmlab's hold until 0.8.10, the
+    modern default) is refused by ns-2."""
+    assert attrs(Tcp())["AckedHeldDropped"] == "true"
+    assert attrs(Tcp(), one_way=False)["AckedHeldDropped"] == "true"
+    assert attrs(Tcp(held_acked="sent"))["AckedHeldDropped"] == "false"
+    assert attrs(Tcp(variant="cubic"))["AckedHeldDropped"] == "false"
+    with pytest.raises(ScenarioError, match="tcp.held_acked"):
+        check(_scenario([Bulk(flows=1, processing_time="1ms")], held_acked="sent"))
+    with pytest.raises(ScenarioError, match="held_acked"):
+        Tcp(held_acked="kept")
+    assert Tcp(held_acked="sent").to_dict()["held_acked"] == "sent"
+    assert "held_acked" not in Tcp().to_dict()
+
+
 def test_a_lost_syn_halves_ssthresh_for_one_way_agents_only():
     """ns-2's one-way agents time their packet 0 out as any segment (TcpAgent::timeout:
     ssthresh 2); web connections follow ``syn_timeout`` (Full-TCP's, the same slowdown)."""

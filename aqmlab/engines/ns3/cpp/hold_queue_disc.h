@@ -45,13 +45,15 @@ struct SendContext
 };
 
 /// The sender of a held flow: told, in order, when each of its packets is held (at once,
-/// while the socket sends it) and when it is released (the hold's timer fired).
+/// while the socket sends it) and when it is released (the hold's timer fired), when it may
+/// withdraw it: ns-2 picks what to send when its delayed send fires.
 class HoldListener
 {
   public:
     virtual ~HoldListener() = default;
     virtual void PacketHeld() = 0;
-    virtual void PacketReleased() = 0;
+    /// false: the packet is not to leave after all (ns-2 would not send it now).
+    virtual bool PacketReleased() = 0;
 };
 
 /// Each flow's HoldListener by flow index (null: none); shared by the experiment, its holds
@@ -82,6 +84,7 @@ class HoldQueueDisc : public QueueDisc
   public:
     /// Internal queues: 0 passes packets straight through, 1..N-1 hold flows (by port).
     static constexpr uint32_t N_QUEUES = 256;
+    static constexpr uint32_t WITHDRAWN = 1U << 31; // a FIFO entry's flag (Release)
 
     static TypeId GetTypeId()
     {
@@ -172,20 +175,31 @@ class HoldQueueDisc : public QueueDisc
 
     /// The timer fired: the held packets join the FIFO at once, in order (a packet of the
     /// next hold of this flow waits in the same internal queue behind them).
+    /// A withdrawn packet keeps its place in its internal queue until it reaches the front
+    /// of the FIFO, where DropWithdrawn discards it (items leave an internal queue in order).
     void Release(uint32_t q)
     {
         std::deque<int64_t>& held = m_heldFlows[q];
-        m_fifo.insert(m_fifo.end(), held.size(), q);
         for (const int64_t flow : held) // PacketReleased only times and arms: no sends here
         {
-            if (HoldListener* l = m_listeners ? m_listeners->Get(flow) : nullptr)
-            {
-                l->PacketReleased();
-            }
+            HoldListener* l = m_listeners ? m_listeners->Get(flow) : nullptr;
+            m_fifo.push_back(l == nullptr || l->PacketReleased() ? q : q | WITHDRAWN);
         }
         held.clear();
         m_state[q] = CLOSED;
+        DropWithdrawn();
         Run();
+    }
+
+    /// Discard the withdrawn packets at the front of the FIFO (they never leave: not a
+    /// queue drop, as ns-2 never sent them).
+    void DropWithdrawn()
+    {
+        while (!m_fifo.empty() && (m_fifo.front() & WITHDRAWN))
+        {
+            GetInternalQueue(m_fifo.front() & ~WITHDRAWN)->Dequeue();
+            m_fifo.pop_front();
+        }
     }
 
     Ptr<QueueDiscItem> DoDequeue() override
@@ -196,7 +210,9 @@ class HoldQueueDisc : public QueueDisc
         }
         const uint32_t q = m_fifo.front();
         m_fifo.pop_front();
-        return GetInternalQueue(q)->Dequeue();
+        Ptr<QueueDiscItem> item = GetInternalQueue(q)->Dequeue();
+        DropWithdrawn();
+        return item;
     }
 
     Ptr<const QueueDiscItem> DoPeek() override
@@ -230,7 +246,7 @@ class HoldQueueDisc : public QueueDisc
     std::vector<State> m_state;
     std::vector<std::deque<int64_t>> m_heldFlows; // the armed hold's packets' flows, in order
     std::shared_ptr<HoldListeners> m_listeners;
-    std::deque<uint32_t> m_fifo;  // internal queue of each packet free to leave, in order
+    std::deque<uint32_t> m_fifo;  // internal queue of each released packet, in order
 };
 
 } // namespace aqmlab

@@ -385,6 +385,14 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
                               BooleanValue(true),
                               MakeBooleanAccessor(&AqmTcpSocket::m_synAckTimer),
                               MakeBooleanChecker())
+                .AddAttribute("AckedHeldDropped",
+                              "Behind a processing-time hold (HoldQueueDisc), a held data "
+                              "segment whose bytes an ACK covered before the hold's timer "
+                              "fired does not leave (ns-2's delayed send_much() sends from "
+                              "t_seqno_, which newack() moved past them); false: it leaves",
+                              BooleanValue(false),
+                              MakeBooleanAccessor(&AqmTcpSocket::m_ackedHeldDropped),
+                              MakeBooleanChecker())
                 .AddAttribute("TimingAtRelease",
                               "Behind a processing-time hold (HoldQueueDisc), the RTT timing "
                               "and an idle retransmission timer start when the held segment "
@@ -467,6 +475,7 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
           m_bareSyn(other.m_bareSyn),
           m_synAckTimer(other.m_synAckTimer),
           m_timingAtRelease(other.m_timingAtRelease),
+          m_ackedHeldDropped(other.m_ackedHeldDropped),
           m_fullLastSegment(other.m_fullLastSegment),
           m_noFinAfterTransfer(other.m_noFinAfterTransfer),
           m_scaleWanted(other.m_scaleWanted),
@@ -1765,6 +1774,14 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     // armed their timer at the ACK of their first segment, 2 ms before ns-2.35 did, and
     // flow 9's retransmission, 2 ms early, found the queue full. A held segment is traced
     // when it leaves (ns-2's trace sees it at the link), with or without TimingAtRelease.
+    // ns-2 also chooses the segments only when the timer fires: send_much() sends from
+    // t_seqno_, which an ACK arriving meanwhile moves past what it acknowledges (newack()).
+    // aqmlab's socket chose them when it sent into the hold: a timeout's resend of the head,
+    // held while the ACK of that segment arrives, still left. With AckedHeldDropped the hold
+    // drops a held data segment that is wholly acknowledged when it would leave. Qiu's T1,
+    // 100 flows, random processing, seed 3, flow 20: a timeout at 2.502350 s, the ACK of
+    // segment 1 at 2.504107 s, and at the release (2.504209 s) ns-2.35 sent segments 2
+    // and 3, aqmlab 1, 2 and 3.
 
     /// A segment or SYN this socket is sending (SendScope), as the hold may keep it.
     struct HeldSend
@@ -1839,20 +1856,25 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         }
     }
 
-    /// The hold's timer fired: the packet leaves now (ns-2's output()).
-    void PacketReleased() override
+    /// The hold's timer fired: the packet leaves now (ns-2's output()), unless it is a data
+    /// segment already acknowledged and AckedHeldDropped is set (false: drop it).
+    bool PacketReleased() override
     {
         if (m_heldSends.empty())
         {
-            return;
+            return true;
         }
         const HeldSend h = m_heldSends.front();
         m_heldSends.pop_front();
         if (!h.known)
         {
-            return;
+            return true;
         }
         const SequenceNumber32 end = h.seq + std::max<uint32_t>(h.size, h.syn ? 1 : 0);
+        if (m_ackedHeldDropped && !h.syn && h.size > 0 && end <= m_txBuffer->HeadSequence())
+        {
+            return false;
+        }
         const bool fresh = !m_wireAny || end > m_wireHigh; // ns-2: seqno > maxseq_
         if (TimesAtRelease() && m_state != CLOSED && m_state != TIME_WAIT)
         {
@@ -1883,6 +1905,7 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         {
             Trace(h.retrans ? 'R' : 'S', h.seq);
         }
+        return true;
     }
 
     void UpdateRttHistory(const SequenceNumber32& seq, uint32_t sz, bool isRetransmission) override
@@ -3454,6 +3477,7 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     bool m_bareSyn{false};
     bool m_synAckTimer{true};
     bool m_timingAtRelease{false};
+    bool m_ackedHeldDropped{false}; // AckedHeldDropped (see "Processing hold")
     bool m_fullLastSegment{false};    // FullLastSegment (read by the Sender application)
     bool m_noFinAfterTransfer{false}; // NoFinAfterTransfer (read by the Sender application)
     std::shared_ptr<HoldListeners> m_holdTable; // ListenToHold
