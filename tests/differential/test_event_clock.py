@@ -17,7 +17,7 @@ import functools
 import numpy as np
 
 from aqmlab.engines.flow_trace import flow_trace
-from aqmlab.studies.setups import pentikousis
+from aqmlab.studies.setups import pentikousis, qiu
 from tests.differential.packets import data_counts, partings
 from tests.differential.scenarios import MARKS
 
@@ -83,3 +83,24 @@ def test_events_a_femtosecond_apart_run_in_ns2_order():
     ev2, ev3 = _aggr_ecn_events("ns2", "exact"), _aggr_ecn_events("ns3", "ns2")
     assert all(np.isinf(partings(ev2, ev3, FLOWS, tol=TOL)))
     assert data_counts(ev3, FLOWS) == data_counts(ev2, FLOWS)
+
+
+@functools.cache
+def _qiu(engine: str, clock: str):
+    sc = qiu.base(19.5, 0.0).replace(**{
+        "traffic[0].flows": 600, "topology.senders": 600, "run.sample_interval": None,
+        "run.seed": 1, "run.engine": engine, "run.event_clock": clock})
+    return flow_trace(sc, range(600))[1]
+
+
+def test_qius_600_flows_send_ns235s_packets_on_its_clock():
+    """Qiu's T1 with 600 flows, seed 1 (the many-flows studies' default clock is ns-2's):
+    flow 535's retransmission of segment 5 at 18.061867 s is acknowledged at 19.194672 s
+    on ns-2.35 and on ns-2's clock, 19.197263 s (a packet time later) on the exact clock;
+    on ns-2's clock the 600 flows send the same packets to 19.5 s."""
+    ev2, ev3 = _qiu("ns2", "ns2"), _qiu("ns3", "ns2")
+    exact = _qiu("ns3", "exact")
+    for ev, t in ((ev2, 19.194672), (ev3, 19.194672), (exact, 19.197263)):
+        acks = ev[(ev.flow == 535) & (ev.event == "ack") & (ev.seg == 7)]
+        assert abs(acks.t.iloc[0] - t) < TOL
+    assert all(np.isinf(partings(ev2, ev3, range(600), tol=TOL)))
