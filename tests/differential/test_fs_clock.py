@@ -40,7 +40,8 @@ NS_TOL = 5e-6  # at 1 ns the "ns2" clock also drifts from ns-2's, +2.5 us by 16 
 
 def scenario(engine: str):
     return qiu.base(20, 0.0).replace(**{
-        "traffic[0].flows": FLOWS, "run.sample_interval": None, "run.engine": engine})
+        "traffic[0].flows": FLOWS, "run.sample_interval": None, "run.engine": engine,
+        "run.event_clock": "exact"})  # the time resolution matters on the exact clock
 
 
 _CHILD = """

@@ -58,7 +58,8 @@ def _losers(engine: str, tx_time: str) -> tuple[int, int, int]:
     """(ties, only the retransmission lost, only the new packet lost)."""
     sc = qiu.base(40, 10).replace(**{
         "topology.senders": FLOWS, "traffic[0].flows": FLOWS, "run.sample_interval": None,
-        "run.engine": engine, "topology.tx_time": tx_time})
+        "run.engine": engine, "topology.tx_time": tx_time,
+        "run.event_clock": "exact"})  # the busy-link clock is the exact clock's (ns-2's supersedes it)
     _, events = flow_trace(sc, range(FLOWS))
     t = _ties(events)
     return (len(t), int((t.retx_lost & ~t.new_lost).sum()),
