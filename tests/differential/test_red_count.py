@@ -8,7 +8,7 @@ after a run of forced drops drop at once; with the reset, early drops stay ~1/p 
 apart. The scenario makes forced drops common and early drops rare: 20 Reno flows, RED
 without gentle, max_th 15, max_p 0.02, w_q 0.02 (the average swings across max_th). The
 queue is ECN-capable with the "mark" rule and the traffic is not, so every drop is still a
-drop, and ns-2 keeps a forced region (``use_mark_p_ 0``) whose drops it reports as forced:
+drop, and both keep a forced region (``forced_region = "drop"``, ns-2 ``use_mark_p_ 0``):
 with ns-2's default ``use_mark_p_ 1`` they would be early drops on ns-2 alone.
 
 Measured (seeds 1, 2; early drops, of ~2100 drops): ns-3 "reset" 125, 119 and "keep" 259, 261
@@ -33,7 +33,8 @@ pytestmark = [pytest.mark.ns3, pytest.mark.ns2,
 
 def _scenario(count: str, engine: str, measure: str = "waiting") -> Scenario:
     q = Red(limit="30p", min_th=5, max_th=15, max_p=0.02, w_q=0.02, gentle=False, ecn=True,
-            ecn_above_max_th="mark", count_after_forced_drop=count, measured_queue=measure)
+            ecn_above_max_th="mark", count_after_forced_drop=count, measured_queue=measure,
+            forced_region="drop")
     return Scenario(
         name="red-count",
         topology=Dumbbell(senders=20, bottleneck=Link(rate="10Mbps", delay="10ms"),

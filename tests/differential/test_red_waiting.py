@@ -8,8 +8,8 @@ is idle from its first empty dequeue. "waiting" (the default) is ns-2's measure 
 (``Ns2RedQueueDisc``), "disc" ns-3's own with thresholds one packet lower.
 
 1. Packet by packet: one Reno flow through RED with w_q 1 (the average is the queue an
-   arrival finds), min_th 1.5, max_th 2, no gentle, ``count_after_forced_drop`` "keep"
-   (ns-2: ``use_mark_p_ 0``, a forced region): every arrival finding two waiting packets
+   arrival finds), min_th 1.5, max_th 2, no gentle, ``count_after_forced_drop`` "keep",
+   ``forced_region`` "drop" (ns-2: ``use_mark_p_ 0``): every arrival finding two waiting packets
    is dropped, no random number drawn. ns-2.35 and ns-3 "waiting" send the same 1285 data
    packets within 12 us for 2 s and lose segments 10, 12, 18, 19, 20, 21, 22 and 594 alike;
    "disc" lets a third packet wait and drops segment 12 first.
@@ -39,7 +39,7 @@ CASES = (("ns2", "waiting"), ("ns3", "waiting"), ("ns3", "disc"))
 @functools.cache
 def _two_waiting(engine: str, measure: str):
     q = Red(limit="20p", min_th=1.5, max_th=2.0, gentle=False, w_q=1.0, max_p=0.1,
-            count_after_forced_drop="keep", measured_queue=measure)
+            count_after_forced_drop="keep", measured_queue=measure, forced_region="drop")
     sc = one_flow((), duration="2s").replace(**{"topology.forward_queue": q})
     res, ev = trace(sc, engine)
     return res.queues.iloc[0], ev
@@ -76,7 +76,9 @@ def test_disc_drops_only_once_three_wait():
 def _pentikousis(engine: str, measure: str, seed: int) -> dict[str, float]:
     sc = pentikousis.base("20MiB").replace(**dict(pentikousis.scheme_arm("aggr-ecn", 8).changes))
     sc = sc.replace(**{"run.engine": engine, "run.seed": seed,
-                       "topology.forward_queue.measured_queue": measure})
+                       "topology.forward_queue.measured_queue": measure,
+                       "topology.forward_queue.forced_region":
+                           "early_test" if measure == "waiting" else "drop"})
     res = engines.simulate(sc)
     q, f = res.queues.iloc[0], res.flows
     return {"marks": int(q.marks), "loss": int(q.drops) / int(f.data_packets_sent.sum())}

@@ -41,10 +41,11 @@ def test_scenarios_without_ecn_hash_without_the_field():
     # literal hashes: 0.2.2's (b18983a1af82fc04, bf09c42b9b441990) survived the field; 0.2.3's
     # (8f6d5bfc6bac47fe, cfef0d230e113fce) lost the description; 0.4.0's (29662836b153108d,
     # 19edeabdbca0cca1) hashed quantities in one spelling; 0.4.0 at a110369's (6ff95a958fbb342d,
-    # 6b168b111202a754) added count_after_forced_drop; these have measured_queue (both
-    # always serialised, test_red_count.py, test_measured_queue.py)
-    assert dumbbell(Ared()).hash == "894a64371dd786d7"
-    assert dumbbell(Red()).hash == "95a8455e17ce7bd3"
+    # 6b168b111202a754) added count_after_forced_drop; 0.8.11's (894a64371dd786d7,
+    # 95a8455e17ce7bd3) measured_queue; these have forced_region (all three always
+    # serialised: test_red_count.py, test_measured_queue.py, test_forced_region.py)
+    assert dumbbell(Ared()).hash == "bae3af96efa3c539"
+    assert dumbbell(Red()).hash == "4bb7213adcef8e4e"
     assert "ecn_above_max_th" not in Red().to_dict()
 
 
@@ -67,7 +68,7 @@ def test_rule_round_trips_through_json_and_toml(value):
 def test_mapping_wraps_red_only_for_ecn_with_ns2s_rules(cls):
     # with ns-3's count rule ("keep") and queue ("disc"), only ns-2's ECN rules need the
     # wrapper
-    keep = {"count_after_forced_drop": "keep", "measured_queue": "disc"}
+    keep = {"count_after_forced_drop": "keep", "measured_queue": "disc", "forced_region": "drop"}
     drop = queue_config(cls(ecn=True, **keep), 10e6, 0.02)
     mark_p = queue_config(cls(ecn=True, ecn_above_max_th="mark_p", mark_p=0.2, **keep),
                           10e6, 0.02)

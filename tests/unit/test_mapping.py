@@ -31,7 +31,7 @@ def test_red_packet_mode_sets_every_ns2_parameter():
     # are one packet lower.
     assert a["MaxSize"] == "199p"
     assert float(a["MinTh"]) == 30 and float(a["MaxTh"]) == 90
-    d = attrs(queue_config(Red(limit="200p", min_th=30, max_th=90, measured_queue="disc"),
+    d = attrs(queue_config(Red(limit="200p", min_th=30, max_th=90, measured_queue="disc", forced_region="drop"),
                            10e6, 0.02))
     assert float(d["MinTh"]) == 29 and float(d["MaxTh"]) == 89 and d["MaxSize"] == "199p"
     assert float(a["LInterm"]) == pytest.approx(10)  # max_p = 1 / LInterm
@@ -70,7 +70,7 @@ def test_ared_byte_mode_scales_limit_and_thresholds_and_keeps_packet_hashes():
 
 def test_red_threshold_below_one_packet_maps_to_zero():
     a = attrs(queue_config(Red(limit="4p", min_th=0.5, max_th=3.75, max_p=0.1,
-                               measured_queue="disc"), 1.5e6, 0.02))
+                               measured_queue="disc", forced_region="drop"), 1.5e6, 0.02))
     assert a["MaxSize"] == "3p"
     assert float(a["MinTh"]) == 0 and float(a["MaxTh"]) == 2.75
 

@@ -31,7 +31,7 @@ def test_both_values_are_serialised_and_hash_apart_from_runs_stored_before_the_f
     """Runs stored before the field measured the disc; the field is always serialised, so
     every RED/ARED scenario is run again: neither value may reuse a110369's hashes."""
     old = {Red: "6b168b111202a754", Ared: "6ff95a958fbb342d"}[cls]
-    waiting, disc = (Scenario(topology=Dumbbell(forward_queue=cls(measured_queue=v)))
+    waiting, disc = (Scenario(topology=Dumbbell(forward_queue=cls(measured_queue=v, forced_region="drop")))
                      for v in ("waiting", "disc"))
     assert len({old, waiting.hash, disc.hash}) == 3
     assert waiting.to_dict()["topology"]["forward_queue"]["measured_queue"] == "waiting"
@@ -44,7 +44,7 @@ def test_ns3_waiting_keeps_ns2s_thresholds_and_disc_lowers_them_one_packet():
     go to the child unchanged; "disc" lowers them by the device's packet. The disc holds
     limit - 1 packets either way (the other waits in the device queue)."""
     q = {"limit": "8p", "min_th": 2.5, "max_th": 7.5, "max_p": 0.1, "ecn": True}
-    waiting, disc = (Red(**q, measured_queue=v).ns3(1.5e6, 0.02) for v in ("waiting", "disc"))
+    waiting, disc = (Red(**q, measured_queue=v, forced_region="drop").ns3(1.5e6, 0.02) for v in ("waiting", "disc"))
     w, d = dict(waiting.attributes), dict(disc.attributes)
     assert (float(w["MinTh"]), float(w["MaxTh"])) == (2.5, 7.5)
     assert (float(d["MinTh"]), float(d["MaxTh"])) == (1.5, 6.5)
@@ -57,7 +57,8 @@ def test_ns3_waiting_keeps_ns2s_thresholds_and_disc_lowers_them_one_packet():
 
 @pytest.mark.parametrize("cls", [Red, Ared])
 def test_stock_red_only_with_every_ns3_rule(cls):
-    stock = cls(measured_queue="disc", count_after_forced_drop="keep").ns3(10e6, 0.02)
+    stock = cls(measured_queue="disc", count_after_forced_drop="keep",
+                forced_region="drop").ns3(10e6, 0.02)
     assert stock.type_id == "ns3::RedQueueDisc"
     assert "Measure" not in dict(stock.attributes)
     assert cls(count_after_forced_drop="keep").ns3(10e6, 0.02).type_id == WRAPPED
@@ -68,5 +69,5 @@ def test_ns2_runs_waiting_and_refuses_disc(cls):
     check(dumbbell(cls()))
     assert "measured_queue" not in dict(mapping.queue_config(cls(), 1e7).settings)
     with pytest.raises(ScenarioError, match="waiting for the link") as err:
-        check(dumbbell(cls(measured_queue="disc")))
+        check(dumbbell(cls(measured_queue="disc", forced_region="drop")))
     assert err.value.field == "topology.forward_queue.measured_queue"

@@ -4,6 +4,8 @@ the mechanism itself on both engines is tests/differential/test_red_count.py."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from aqmlab.engines.ns2 import check, mapping
@@ -42,8 +44,9 @@ def test_both_values_are_serialised_and_hash_apart_from_runs_stored_before_the_f
 
 @pytest.mark.parametrize("cls", [Red, Ared])
 def test_ns3_wraps_red_for_the_reset_and_leaves_keep_to_stock_red(cls):
-    reset = cls(measured_queue="disc").ns3(10e6, 0.02)
-    keep = cls(count_after_forced_drop="keep", measured_queue="disc").ns3(10e6, 0.02)
+    ns3_rules = {"measured_queue": "disc", "forced_region": "drop"}
+    reset = cls(**ns3_rules).ns3(10e6, 0.02)
+    keep = cls(count_after_forced_drop="keep", **ns3_rules).ns3(10e6, 0.02)
     assert reset.type_id == WRAPPED and keep.type_id == "ns3::RedQueueDisc"
     # without ECN the wrapper leaves marking to the child ("mark") and only resets
     assert reset.attributes[-4:] == (("Rule", "mark"), ("MarkP", "0.1"), ("CountReset", "true"),
@@ -60,26 +63,22 @@ def test_ns3_wraps_red_for_the_reset_and_leaves_keep_to_stock_red(cls):
 
 @pytest.mark.parametrize("cls", [Red, Ared])
 def test_ns2_maps_the_count_rule_to_ns1_compat(cls):
-    """"reset" is ns1_compat_ 0 (ns-2's default) with ns-2's default use_mark_p_; "keep" is
-    ns1_compat_ 1, without ECN with use_mark_p_ 0 so that the forced region exists (under
-    use_mark_p_ 1 its drops are early drops, which zero the count anyway)."""
-    reset = dict(mapping.queue_config(cls(), 1e7).settings)
-    assert reset["ns1_compat_"] == "0" and "use_mark_p_" not in reset
-    keep = dict(mapping.queue_config(cls(count_after_forced_drop="keep"), 1e7).settings)
-    assert (keep["ns1_compat_"], keep["use_mark_p_"], keep["setbit_"]) == ("1", "0", "0")
-    mark = cls(ecn=True, ecn_above_max_th="mark", count_after_forced_drop="keep")
-    settings = mapping.queue_config(mark, 1e7).settings
-    assert dict(settings)["ns1_compat_"] == "1" and dict(settings)["use_mark_p_"] == "0"
-    assert [k for k, _ in settings].count("use_mark_p_") == 1
+    """"reset" is ns1_compat_ 0 (ns-2's default), "keep" ns1_compat_ 1, whatever the forced
+    region (``use_mark_p_``, tests/unit/test_forced_region.py) and ECN rule."""
+    for q in (cls(), cls(forced_region="drop"),
+              cls(ecn=True, ecn_above_max_th="mark", forced_region="drop")):
+        reset = dict(mapping.queue_config(q, 1e7).settings)
+        keep = dict(mapping.queue_config(dataclasses.replace(q, count_after_forced_drop="keep"), 1e7).settings)
+        assert (reset["ns1_compat_"], keep["ns1_compat_"]) == ("0", "1")
+        assert {k: v for k, v in reset.items() if k != "ns1_compat_"} == \
+            {k: v for k, v in keep.items() if k != "ns1_compat_"}
 
 
-def test_ns2_refuses_keep_with_its_mark_p_ecn_rules():
+def test_ns2_runs_keep_with_every_ecn_rule():
+    """With ns-2.35's use_mark_p_ 1 a forced region is not needed for "keep": it then
+    keeps the count after a full queue's drop (ns1_compat_ 1), as ns-3 does."""
     ecn = Tcp(ecn=True)
-    check(dumbbell(Red(ecn=True, ecn_above_max_th="mark", count_after_forced_drop="keep"),
-                   tcp=ecn))
-    check(dumbbell(Red(count_after_forced_drop="keep")))
-    for q in (Red(ecn=True, count_after_forced_drop="keep"),
+    for q in (Red(ecn=True, ecn_above_max_th="mark", count_after_forced_drop="keep"),
+              Red(count_after_forced_drop="keep"), Red(ecn=True, count_after_forced_drop="keep"),
               Ared(ecn=True, ecn_above_max_th="mark_p", count_after_forced_drop="keep")):
-        with pytest.raises(ScenarioError, match="no forced") as err:
-            check(dumbbell(q, tcp=ecn))
-        assert err.value.field == "topology.forward_queue.count_after_forced_drop"
+        check(dumbbell(q, **({"tcp": ecn} if q.ecn else {})))

@@ -34,10 +34,9 @@ Where the columns come from, and what ns-2 cannot give:
   packets, as ns-3's disc + device queue), integrals from its ``Integrator`` objects. ns-2
   counts RED's queue-full drops as forced: for RED ``overflow_drops`` is 0 and
   ``forced_drops`` holds both; for drop-tail every drop is an overflow. With
-  ``use_mark_p_ 1`` (ns-2's default, kept for RED without ECN under
-  ``count_after_forced_drop = "reset"`` and for the "drop"/"mark_p" ECN rules) RED has no
+  ``forced_region = "early_test"`` (``use_mark_p_ 1``, ns-2.35's default) RED has no
   forced region: its drops at an average above it are early drops ("e", p = 1), counted
-  in ``unforced_drops``, where ns-3 counts ``forced_drops``. ``max_qlen_pkts``
+  in ``unforced_drops``, on ns-3 too. ``max_qlen_pkts``
   is the sampled maximum (every ``sample_interval``), or limit - 1 when a drop-tail queue
   overflowed after the warm-up (ns-2 keeps no running maximum). The RED average is RED's
   own ``ave_`` at every arrival (a variable trace); in byte mode divided by

@@ -25,20 +25,22 @@ Queues (one ns-2 queue object per link direction, as ``$ns simplex-link`` create
   marks whatever the early test picks and drops in the forced region (avg >= max_th, or
   >= 2 max_th with gentle). So aqmlab's ``ecn_above_max_th = "drop"`` (mark only while avg <
   max_th) is exact for RED with a fixed max_p: ``mark_p_ = max_p`` (p < max_p exactly when
-  avg < max_th); ``"mark"`` is ``use_mark_p_ 0``. ARED (and RED with ``adaptive``) moves
+  avg < max_th); ``"mark"`` is ``mark_p_ 1`` (p < 1 below the forced threshold), or
+  ``use_mark_p_ 0`` with ``forced_region = "drop"``. ARED (and RED with ``adaptive``) moves
   max_p, which ``mark_p_`` cannot follow: ``"drop"`` is refused there
   (:mod:`aqmlab.engines.ns2.support`). ns-2.35's own rule (mark while p < mark_p_) is
-  ``ecn_above_max_th = "mark_p"`` with the queue's ``mark_p``. With ``use_mark_p_ 1`` ns-2 has no forced region: above 2 max_th (gentle) the
-  early test drops with p = 1, counted as unforced.
+  ``ecn_above_max_th = "mark_p"`` with the queue's ``mark_p``.
+- ``forced_region`` -> ``use_mark_p_``: with 1 (ns-2.35's default) ``REDQueue::enque``
+  skips its forced test, so above max_th (2 max_th with gentle) the early test drops with
+  p = 1 (a random number drawn, counted as unforced): "early_test". "drop" is
+  ``use_mark_p_ 0``; with the "drop" and "mark_p" ECN rules, which need ``use_mark_p_ 1``,
+  it is refused.
 - ``count_after_forced_drop`` -> ``ns1_compat_``: "reset" (ns-2's default) is 0, "keep" 1.
   In ``REDQueue`` that variable does one thing: with 0, ``enque`` zeroes ``count`` and
   ``count_bytes`` after each forced drop (average above the forced threshold, or a full
-  queue); with 1 it leaves them, as ns-3's RedQueueDisc does. With ``use_mark_p_ 1``
-  (ns-2's default, kept without ECN under "reset") there is no forced region, and the
-  early drops above it zero the count in ``drop_early`` whatever ``ns1_compat_`` says; so
-  "keep" without ECN also sets ``use_mark_p_ 0`` (which without ``setbit_`` changes
-  nothing but that: those drops become forced, drawing no random number), and with ECN it
-  needs ``ecn_above_max_th = "mark"`` (:mod:`aqmlab.engines.ns2.support`).
+  queue); with 1 it leaves them, as ns-3's RedQueueDisc does. Early drops zero the count
+  in ``drop_early`` whatever ``ns1_compat_`` says, so with "early_test" the two values
+  differ only after a full queue's drop.
 - ``measured_queue``: "waiting" is what ``REDQueue`` does (it averages ``q_->length()``,
   the packets waiting for the link, tests ``qlen > 1`` and is idle from the ``deque()``
   that finds it empty); nothing to set, and "disc" (ns-3's own measure) is refused.
@@ -160,21 +162,22 @@ def _limit_packets(q: Queue, mean_pkt: int) -> int:
 
 
 def _ecn_settings(q: Red | Ared, max_p: float) -> tuple[tuple[str, str], ...]:
-    """ECN variables; ``max_p`` is RED's fixed max_p (the "drop" rule's mark_p_)."""
+    """ECN and forced-region variables; ``max_p`` is RED's fixed max_p (the "drop" rule's
+    mark_p_). ``use_mark_p_ 1`` (ns-2.35's default) is ``forced_region = "early_test"``; with
+    ECN it also marks only while the early probability is below ``mark_p_``, which is 1 for
+    the "mark" rule (mark up to the forced threshold, where p reaches 1)."""
+    early = q.forced_region == "early_test"
     if not q.ecn:
-        return (("setbit_", "0"),)
-    if q.ecn_above_max_th == "mark":
+        return (("setbit_", "0"), ("use_mark_p_", _b(early)))
+    if q.ecn_above_max_th == "mark" and not early:
         return (("setbit_", "1"), ("use_mark_p_", "0"))
-    mark_p = q.mark_p if q.ecn_above_max_th == "mark_p" else max_p
+    mark_p = {"mark": 1.0, "mark_p": q.mark_p}.get(q.ecn_above_max_th, max_p)
     return (("setbit_", "1"), ("use_mark_p_", "1"), ("mark_p_", repr(mark_p)))
 
 
 def _count_settings(q: Red | Ared) -> tuple[tuple[str, str], ...]:
-    """``ns1_compat_`` 1 keeps RED's count after a forced drop ("keep"), 0 zeroes it; without
-    ECN "keep" also needs ``use_mark_p_ 0`` for a forced region (with ECN it is "mark")."""
-    if q.count_after_forced_drop == "reset":
-        return (("ns1_compat_", "0"),)
-    return (("ns1_compat_", "1"),) + ((("use_mark_p_", "0"),) if not q.ecn else ())
+    """``ns1_compat_`` 1 keeps RED's count after a forced drop ("keep"), 0 zeroes it."""
+    return (("ns1_compat_", _b(q.count_after_forced_drop == "keep")),)
 
 
 def queue_config(q: Queue | None, rate_bps: float) -> QueueConfig:

@@ -52,12 +52,12 @@ def _queue(path: str, q, one_flow: bool) -> None:
                 "ns-2.35 marks while RED's probability is below a fixed mark_p_, which "
                 "cannot follow an adaptive max_p: 'drop' (mark only below max_th) is not "
                 "available with ARED", 'use "mark" (or ns-2.35\'s own rule, "mark_p")')
-        if q.count_after_forced_drop == "keep" and q.ecn and q.ecn_above_max_th != "mark":
+        if q.forced_region == "drop" and q.ecn and q.ecn_above_max_th != "mark":
             raise ScenarioError(
-                f"{path}.count_after_forced_drop", q.count_after_forced_drop,
-                f"ns-2.35's ECN rule for {q.ecn_above_max_th!r} (use_mark_p_ 1) has no forced "
-                "region: its drops above it are early drops, which always zero RED's count",
-                'use "reset" (ns-2\'s own), or ecn_above_max_th = "mark"')
+                f"{path}.forced_region", q.forced_region,
+                f"ns-2.35's ECN rule for {q.ecn_above_max_th!r} needs use_mark_p_ 1, which "
+                "has no forced region", 'use "early_test" (ns-2.35\'s own), or '
+                'ecn_above_max_th = "mark"')
         if q.measured_queue != "waiting":
             raise ScenarioError(
                 f"{path}.measured_queue", q.measured_queue,

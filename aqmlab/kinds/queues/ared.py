@@ -42,7 +42,8 @@ class Ared(EcnRule, QueueBase):
     or "mark_p" (ns-2.35's own rule, with ``mark_p``); ``count_after_forced_drop`` "reset"
     (ns-2.35: the count restarts at 0 after a forced or queue-full drop) or "keep" (ns-3);
     ``measured_queue`` "waiting" (ns-2.35: the packets waiting for the link) or "disc" (ns-3:
-    the disc's own); see :class:`~aqmlab.kinds.queues.red.EcnRule`.
+    the disc's own); ``forced_region`` "early_test" (ns-2.35) or "drop" (ns-3, the papers'
+    ns-2); see :class:`~aqmlab.kinds.queues.red.EcnRule`.
     """
 
     KIND: ClassVar[str] = "ared"
@@ -71,6 +72,7 @@ class Ared(EcnRule, QueueBase):
     mark_p: float = 0.1
     count_after_forced_drop: str = "reset"
     measured_queue: str = "waiting"
+    forced_region: str = "early_test"
 
     def __post_init__(self) -> None:
         self._check_kind()

@@ -24,11 +24,12 @@ from aqmlab.kinds.queues.base import (
 from aqmlab.units import check_bool, check_choice, check_float, check_int, set_attr
 
 __all__ = ["Red", "EcnRule", "ECN_ABOVE_MAX_TH", "COUNT_AFTER_FORCED_DROP", "MEASURED_QUEUE",
-           "NS2_ECN_RED", "red_threshold", "red_type_id", "check_w_q", "packets_per_s"]
+           "FORCED_REGION", "NS2_ECN_RED", "red_threshold", "red_type_id", "check_w_q", "packets_per_s"]
 
 ECN_ABOVE_MAX_TH = ("drop", "mark", "mark_p")
 COUNT_AFTER_FORCED_DROP = ("reset", "keep")
 MEASURED_QUEUE = ("waiting", "disc")
+FORCED_REGION = ("early_test", "drop")
 
 
 class EcnRule:
@@ -75,13 +76,25 @@ class EcnRule:
     or with "waiting" but ns-3's idle time, seeds 1-2 gave 416/383 and 503/451 marks
     (ns-2.35 602/675). Always serialised: RED and ARED scenarios stored before the field
     ran "disc" and are run again (aqmlab/engines/ns3/cpp/ns2_ecn_red_queue_disc.h,
-    ``Ns2RedQueueDisc``)."""
+    ``Ns2RedQueueDisc``).
+
+    ``forced_region``: what happens at or above ``max_th`` (2 ``max_th`` with gentle).
+    "early_test" (the default) is ns-2.35's RED (``use_mark_p_`` true since December 2005):
+    there is no forced region, the early test decides with p = 1, so the first arrival
+    after the queue held at most one waiting packet passes, and every other one draws a
+    random number before it is dropped (an early drop). "drop" is ns-3's
+    ``RedQueueDisc`` and the ns-2 of the papers' years (before ``use_mark_p_``): a forced
+    drop, no random number. With the run's shared ns-2 random stream the draws decide
+    every later early drop: Qiu's RED-3 (100 flows, seed 1) parted from ns-2.35 at
+    0.89 s with "drop". Needs ``measured_queue = "waiting"``. Always serialised: RED and
+    ARED scenarios stored before the field ran "drop" and are run again."""
 
     ecn: bool
     ecn_above_max_th: str
     mark_p: float
     count_after_forced_drop: str
     measured_queue: str
+    forced_region: str
 
     def _check_ecn_rule(self) -> None:
         check_choice(self.ecn_above_max_th, "ecn_above_max_th", ECN_ABOVE_MAX_TH)
@@ -89,6 +102,12 @@ class EcnRule:
         check_choice(self.count_after_forced_drop, "count_after_forced_drop",
                      COUNT_AFTER_FORCED_DROP)
         check_choice(self.measured_queue, "measured_queue", MEASURED_QUEUE)
+        check_choice(self.forced_region, "forced_region", FORCED_REGION)
+        if self.forced_region == "early_test" and self.measured_queue != "waiting":
+            raise ScenarioError(
+                "forced_region", self.forced_region,
+                'ns-3\'s own RedQueueDisc (measured_queue = "disc") has a forced region',
+                'set forced_region = "drop", or measured_queue = "waiting"')
 
     def _ecn_rule_dict(self, d: dict[str, Any]) -> dict[str, Any]:
         if not d["ecn"]:
@@ -103,9 +122,10 @@ class EcnRule:
         if red_type_id(self) != NS2_ECN_RED:
             return ()
         rule = self.ecn_above_max_th if self.ecn else "mark"
+        early = (("ForcedRegion", "false"),) if self.forced_region == "early_test" else ()
         return (("Rule", rule), ("MarkP", repr(self.mark_p)),
                 ("CountReset", ns_bool(self.count_after_forced_drop == "reset")),
-                ("Measure", self.measured_queue))
+                ("Measure", self.measured_queue), *early)
 
     def threshold(self, th_pkts: float, scale: float = 1.0) -> str:
         """A threshold (ns-2: waiting packets) as this queue's ns-3 disc compares it: as
@@ -168,7 +188,8 @@ class Red(EcnRule, QueueBase):
     region too) needs "mark" or "mark_p". ``count_after_forced_drop`` "reset" (ns-2.35: the
     count restarts at 0 after a forced or queue-full drop) or "keep" (ns-3);
     ``measured_queue`` "waiting" (ns-2.35: the packets waiting for the link) or "disc"
-    (ns-3: the disc's own); see :class:`EcnRule`.
+    (ns-3: the disc's own); ``forced_region`` "early_test" (ns-2.35: no forced drops, the
+    early test decides with p = 1) or "drop" (ns-3, the papers' ns-2); see :class:`EcnRule`.
     """
 
     KIND: ClassVar[str] = "red"
@@ -196,6 +217,7 @@ class Red(EcnRule, QueueBase):
     mark_p: float = 0.1
     count_after_forced_drop: str = "reset"
     measured_queue: str = "waiting"
+    forced_region: str = "early_test"
 
     def __post_init__(self) -> None:
         self._check_kind()

@@ -170,15 +170,32 @@ template struct Bind<DropEarlyF, &RedQueueDisc::DropEarly>;
 /// transmission end when nothing waits (PhyTxEnd with an empty device queue; a non-empty
 /// disc always keeps the device queue filled). Thresholds and limit are then ns-2's
 /// (red.py passes them unlowered; the disc still gets limit - 1).
+///
+/// ForcedRegion false (``forced_region = "early_test"``) is ns-2.35's default RED: with
+/// use_mark_p_ 1 (ns-default.tcl, true since December 2005) REDQueue::enque skips its forced
+/// test, so at or above max_th (2 max_th with gentle) an arrival still takes the early
+/// branches: the first one after the queue held at most one packet passes (old == 0), the
+/// others go through drop_early with p = 1, which draws a random number and zeroes the
+/// count. RedQueueDisc (and ns-2 before use_mark_p_) drops them all as forced, drawing
+/// nothing: RED-3 of Qiu's T1 (100 flows, seed 1) parted from ns-2.35 at 0.890565 s, where
+/// flow 56's first segment arrived with 2 waiting after 1 and an average of 37.65.
 class Ns2RedQueueDisc : public RedQueueDisc
 {
   public:
     static TypeId GetTypeId()
     {
-        static TypeId tid = TypeId("aqmlab::Ns2RedQueueDisc")
-                                .SetParent<RedQueueDisc>()
-                                .SetGroupName("TrafficControl")
-                                .AddConstructor<Ns2RedQueueDisc>();
+        static TypeId tid =
+            TypeId("aqmlab::Ns2RedQueueDisc")
+                .SetParent<RedQueueDisc>()
+                .SetGroupName("TrafficControl")
+                .AddConstructor<Ns2RedQueueDisc>()
+                .AddAttribute("ForcedRegion",
+                              "Drop every arrival at or above max_th (2 max_th with gentle) "
+                              "as RedQueueDisc does; false: the early test decides there "
+                              "too, with p = 1 (ns-2.35's use_mark_p_ 1)",
+                              BooleanValue(true),
+                              MakeBooleanAccessor(&Ns2RedQueueDisc::m_forcedRegion),
+                              MakeBooleanChecker());
         return tid;
     }
 
@@ -247,9 +264,10 @@ class Ns2RedQueueDisc : public RedQueueDisc
         const double maxTh = r.*Get(MaxTh{});
         const bool gentle = r.*Get(Gentle{});
         uint32_t dropType = DTYPE_NONE;
+        const bool aboveForced = (!gentle && qAvg >= maxTh) || (gentle && qAvg >= 2 * maxTh);
         if (qAvg >= minTh && nQueued > 1)
         {
-            if ((!gentle && qAvg >= maxTh) || (gentle && qAvg >= 2 * maxTh))
+            if (aboveForced && m_forcedRegion)
             {
                 dropType = DTYPE_FORCED;
             }
@@ -273,7 +291,10 @@ class Ns2RedQueueDisc : public RedQueueDisc
         const bool ecn = r.*Get(UseEcn{});
         if (dropType == DTYPE_UNFORCED)
         {
-            if (!ecn || !Mark(item, UNFORCED_MARK))
+            // without a forced region, a packet picked above it is marked only where the
+            // forced region would mark it (hard_drop off)
+            const bool mayMark = ecn && !(aboveForced && r.*Get(HardDrop{}));
+            if (!mayMark || !Mark(item, UNFORCED_MARK))
             {
                 DropBeforeEnqueue(item, UNFORCED_DROP);
                 return false;
@@ -302,6 +323,7 @@ class Ns2RedQueueDisc : public RedQueueDisc
     }
 
     Ptr<Queue<Packet>> m_devq;
+    bool m_forcedRegion{true};
     bool m_linkIdle{true};
     Time m_linkIdleSince{Seconds(0)};
 };
