@@ -93,12 +93,16 @@ def test_check_accepts_the_papers_settings():
 
 def test_red_drop_rule_marks_only_below_max_th():
     """aqmlab's "drop" rule is ns-2.35's mark_p_ test with mark_p_ = max_p: RED's p is below
-    max_p exactly while the average is below max_th; "mark" switches the test off."""
+    max_p exactly while the average is below max_th; "mark" marks up to the forced
+    threshold (mark_p_ 1), or with a forced region (``forced_region = "drop"``) switches
+    the test off."""
     drop = dict(mapping.queue_config(Red(ecn=True, max_p=0.02), 1e7).settings)
     assert (drop["setbit_"], drop["use_mark_p_"], float(drop["mark_p_"])) == ("1", "1", 0.02)
     assert float(drop["linterm_"]) == pytest.approx(50)
     mark = dict(mapping.queue_config(Red(ecn=True, ecn_above_max_th="mark"), 1e7).settings)
-    assert mark["use_mark_p_"] == "0"
+    assert (mark["use_mark_p_"], float(mark["mark_p_"])) == ("1", 1.0)
+    forced = Red(ecn=True, ecn_above_max_th="mark", forced_region="drop")
+    assert dict(mapping.queue_config(forced, 1e7).settings)["use_mark_p_"] == "0"
     native = Ared(ecn=True, ecn_above_max_th="mark")
     object.__setattr__(native, "ecn_above_max_th", "mark_p")  # ns-2.35's rule, if offered
     own = dict(mapping.queue_config(native, 1e7).settings)

@@ -158,13 +158,15 @@ def test_red_average_queue_stays_between_thresholds(simulate):
 
 def test_gentle_region_drops_ecn_packets_as_ns2_did(simulate):
     """Weigle et al. §2.3 (ns-2 red.cc): between max_th and 2·max_th ECN-capable packets
-    are dropped, not marked. ns-3's RED ("mark") never drops an ECN-capable packet early,
-    so its ``ect_unforced_drops`` is exactly 0; the ns-2 rule ("drop") drops some and marks
-    fewer. 4 SACK+ECN flows, ARED 60 ms on 10 Mb/s, 30 s from a cold start (slow start
-    overshoots into the gentle region); measured mark 538 marks / 0, drop 79 / 238."""
+    are dropped, not marked. ns-3's RED ("mark", with its forced region) never drops an
+    ECN-capable packet early, so its ``ect_unforced_drops`` is exactly 0; the ns-2 rule
+    ("drop") drops some and marks fewer. 4 SACK+ECN flows, ARED 60 ms on 10 Mb/s, 30 s from
+    a cold start (slow start overshoots into the gentle region); measured mark 538 marks /
+    0, drop 79 / 238."""
     def scenario(rule: str) -> Scenario:
+        region = "drop" if rule == "mark" else "early_test"
         q = Ared(limit="370p", target_delay="60ms", mean_pkt_size=1250, ecn=True,
-                 ecn_above_max_th=rule)
+                 ecn_above_max_th=rule, forced_region=region)
         return Scenario(
             name="gentle-ecn",
             topology=Dumbbell(senders=10, bottleneck=Link(rate="10Mbps", delay="20ms"),
