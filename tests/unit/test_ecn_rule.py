@@ -104,6 +104,8 @@ def test_weigle_arms_name_the_ecn_rule():
     assert queue_of("aredecn5")["ecn_above_max_th"] == "drop"
     mark = queue_of("aredecnmark60")
     assert mark["ecn_above_max_th"] == "mark" and mark["target_delay"] == "60ms"
+    # ns-3's RED whole: its forced region too; the papers' arms keep ns-2.35's default
+    assert mark["forced_region"] == "drop" and "forced_region" not in queue_of("aredecn5")
     assert Ared(**{k: v for k, v in mark.items() if k != "kind"}).ecn
 
 

@@ -45,12 +45,15 @@ def _droptail(limit: int) -> Queue:
 
 def _ared(target_ms: int, ecn: bool = False, above_max_th: str = "drop") -> Queue:
     """Adaptive RED (370 packets): ``ecn`` with ``above_max_th`` "drop" (ns-2: an
-    ECN-capable packet is dropped once avg >= max_th, as the paper ran) or "mark" (ns-3)."""
+    ECN-capable packet is dropped once avg >= max_th, as the paper ran) or "mark" (ns-3's
+    RED: marking in the gentle region, forced drops above it)."""
     q: dict[str, Any] = {"kind": "ared", "limit": "370p", "target_delay": f"{target_ms}ms",
                          "mean_pkt_size": 1250, "ecn": ecn}
     tags: dict[str, Any] = {"queue": "ared", "limit": 370, "target_ms": target_ms, "ecn": ecn}
     if ecn:
         q["ecn_above_max_th"] = tags["ecn_above_max_th"] = above_max_th
+        if above_max_th == "mark":
+            q["forced_region"] = "drop"
     return Queue(q, tags)
 
 
