@@ -211,20 +211,27 @@ def test_processing_timing_at_the_release_for_ns2s_agents():
     assert "processing_timing" not in Tcp().to_dict()
 
 
-def test_an_acknowledged_held_segment_is_dropped_for_ns2s_agents():
-    """ns-2 picks the segments when its delayed send fires ("dropped", the default of
-    reno/newreno/sack, one-way and Full-TCP); "sent" (aqmlab's hold until 0.8.10, the
-    modern default) is refused by ns-2."""
-    assert attrs(Tcp())["AckedHeldDropped"] == "true"
-    assert attrs(Tcp(), one_way=False)["AckedHeldDropped"] == "true"
-    assert attrs(Tcp(held_acked="sent"))["AckedHeldDropped"] == "false"
-    assert attrs(Tcp(variant="cubic"))["AckedHeldDropped"] == "false"
-    with pytest.raises(ScenarioError, match="tcp.held_acked"):
-        check(_scenario([Bulk(flows=1, processing_time="1ms")], held_acked="sent"))
-    with pytest.raises(ScenarioError, match="held_acked"):
-        Tcp(held_acked="kept")
-    assert Tcp(held_acked="sent").to_dict()["held_acked"] == "sent"
-    assert "held_acked" not in Tcp().to_dict()
+@pytest.mark.parametrize("field,attr,ns2,other", [
+    ("held_acked", "AckedHeldDropped", "dropped", "sent"),
+    ("held_beyond_window", "HeldBeyondWindowUnsent", "unsent", "sent"),
+])
+def test_held_segments_follow_ns2s_delayed_send_for_ns2s_agents(field, attr, ns2, other):
+    """ns-2 picks the segments when its delayed send fires: a held segment acknowledged
+    meanwhile ("held_acked") or no longer in the window ("held_beyond_window") does not
+    leave (the ns-2 value, the default of reno/newreno/sack, one-way and Full-TCP); the
+    other value (aqmlab's hold until 0.8.10 / 0.8.11, the modern default) is refused by
+    ns-2."""
+    assert attrs(Tcp())[attr] == "true"
+    assert attrs(Tcp(), one_way=False)[attr] == "true"
+    assert attrs(Tcp(**{field: other}))[attr] == "false"
+    assert attrs(Tcp(variant="cubic"))[attr] == "false"
+    with pytest.raises(ScenarioError, match=f"tcp.{field}"):
+        check(_scenario([Bulk(flows=1, processing_time="1ms")], **{field: other}))
+    with pytest.raises(ScenarioError, match=field):
+        Tcp(**{field: "kept"})
+    assert Tcp(**{field: other}).to_dict()[field] == other
+    assert field not in Tcp().to_dict()
+    assert ns2 != other
 
 
 def test_a_lost_syn_halves_ssthresh_for_one_way_agents_only():

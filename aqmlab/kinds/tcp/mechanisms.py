@@ -336,6 +336,18 @@ MECHANISMS = (
         "(2.504209 s) ns-2.35 sent segments 2 and 3, aqmlab 0.8.10 1, 2 and 3 "
         "(test_held_acked.py)."),
     Mechanism(
+        "held_beyond_window", ("sent", "unsent"), "unsent", "unsent", "sent",
+        "With a sender processing time (bulk processing_time, ns-2's overhead_): a new "
+        "segment the socket sent into the processing hold on a window that is smaller when "
+        "the hold's timer fires leaves anyway (aqmlab until 0.8.11), or goes back to the "
+        "unsent data with the held new segments after it, to be sent when the window "
+        "admits it, as ns-2's delayed send_much() tests t_seqno_ <= highest_ack_ + "
+        "window() only then. Qiu's T1, 100 flows, drop-tail 400, 10-ms processing, seed "
+        "1, flow 6: segment 69, sent into the hold on a duplicate ACK's inflated window, "
+        "left at 3.7448 s on aqmlab 0.8.11; the new ACK ending the recovery had zeroed "
+        "ns-2's dupwnd_ before the timer fired, and ns-2.35 sent nothing "
+        "(test_held_beyond_window.py)."),
+    Mechanism(
         "syn_timeout_ssthresh", ("keep", "halve"), "halve", "keep", "keep",
         "What a lost SYN costs the opener: ssthresh kept at its initial value, so the "
         "first data leaves in slow start (ns-3), or the SYN's retransmission timeout "
@@ -517,6 +529,7 @@ def ns3_attributes(tcp: Tcp, one_way: bool) -> tuple[tuple[str, str], ...]:
         ("SynAckTimer", "true" if tcp.dup_syn == "ignore" else on("synack_retry", "timer")),
         ("TimingAtRelease", on("processing_timing", "output")),
         ("AckedHeldDropped", on("held_acked", "dropped")),
+        ("HeldBeyondWindowUnsent", on("held_beyond_window", "unsent")),
         ("FullLastSegment", on("last_segment", "full")),
         ("NoFinAfterTransfer", on("transfer_close", "none")),
     )

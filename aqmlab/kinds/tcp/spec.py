@@ -166,7 +166,9 @@ class Tcp(Spec):
       sender processing time, ns-2 times a segment and arms an idle retransmission timer
       when the delayed send fires, not when the window opened); ``held_acked`` "sent" |
       "dropped" (with a sender processing time, ns-2 picks the segments when its delayed
-      send fires: a held one acknowledged meanwhile never leaves); ``syn_timeout_ssthresh``
+      send fires: a held one acknowledged meanwhile never leaves); ``held_beyond_window``
+      "sent" | "unsent" (a held new segment the window no longer admits when the delayed
+      send fires goes back to the unsent data); ``syn_timeout_ssthresh``
       "keep" | "halve" (ns-2's one-way agents time a lost packet 0 out as any segment:
       ssthresh 2 segments, the flow starts in congestion avoidance; web connections follow
       ``syn_timeout``); ``last_segment`` "short" | "full" (ns-2's one-way agents send a
@@ -230,6 +232,7 @@ class Tcp(Spec):
     synack_retry: str = "auto"
     processing_timing: str = "auto"
     held_acked: str = "auto"
+    held_beyond_window: str = "auto"
     syn_timeout_ssthresh: str = "auto"
     last_segment: str = "auto"
     transfer_close: str = "auto"

@@ -33,6 +33,7 @@
 #include <cstdio>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <set>
 #include <utility>
 #include <vector>
@@ -392,6 +393,16 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
                               "t_seqno_, which newack() moved past them); false: it leaves",
                               BooleanValue(false),
                               MakeBooleanAccessor(&AqmTcpSocket::m_ackedHeldDropped),
+                              MakeBooleanChecker())
+                .AddAttribute("HeldBeyondWindowUnsent",
+                              "Behind a processing-time hold (HoldQueueDisc), a new data "
+                              "segment that the window no longer admits when the hold's "
+                              "timer fires (the ACK ending a fast recovery deflated it) "
+                              "goes back to the unsent data with every later one (ns-2's "
+                              "delayed send_much() tests t_seqno_ against highest_ack_ + "
+                              "window() then); false: it leaves",
+                              BooleanValue(false),
+                              MakeBooleanAccessor(&AqmTcpSocket::m_heldBeyondWindowUnsent),
                               MakeBooleanChecker())
                 .AddAttribute("TimingAtRelease",
                               "Behind a processing-time hold (HoldQueueDisc), the RTT timing "
@@ -1875,6 +1886,10 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         {
             return false;
         }
+        if (m_heldBeyondWindowUnsent && !h.syn && h.size > 0 && WithdrawnBeyondWindow(h, end))
+        {
+            return false;
+        }
         const bool fresh = !m_wireAny || end > m_wireHigh; // ns-2: seqno > maxseq_
         if (TimesAtRelease() && m_state != CLOSED && m_state != TIME_WAIT)
         {
@@ -1906,6 +1921,80 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
             Trace(h.retrans ? 'R' : 'S', h.seq);
         }
         return true;
+    }
+
+    /// HeldBeyondWindowUnsent: true if the held segment `h` (ending at `end`) does not
+    /// leave because the window no longer admits it when the delayed send fires (ns-2:
+    /// t_seqno_ > highest_ack_ + window() then). The window that let the socket send it
+    /// counted it in flight; when the flight exceeds the window at the release, the excess
+    /// segments at the top, held new data never on the wire, go back to the unsent data:
+    /// the socket's last sent segments return to the transmission buffer's unsent list and
+    /// the next-send and highest-sent pointers move back to the first of them, so the
+    /// window sends them again later as new data. The held segments after it (released in
+    /// the same burst, in order) are withdrawn with it.
+    bool WithdrawnBeyondWindow(const HeldSend& h, SequenceNumber32 end)
+    {
+        if (m_withdrawnFrom.has_value())
+        {
+            if (h.seq >= *m_withdrawnFrom && !h.retrans) // a later segment of the burst
+            {
+                WithdrawStats(h);
+                if (h.seq + h.size >= m_withdrawnTo)
+                {
+                    m_withdrawnFrom.reset();
+                }
+                return true;
+            }
+            m_withdrawnFrom.reset();
+        }
+        const SequenceNumber32 high = m_tcb->m_highTxMark.Get();
+        const uint32_t flight = BytesInFlight();
+        const uint32_t window = Window();
+        if (h.retrans || (m_wireAny && h.seq < m_wireHigh) || end > high || flight <= window)
+        {
+            return false;
+        }
+        // the held new segments at and above h.seq: this one and those still held
+        uint32_t segments = 1;
+        SequenceNumber32 top = end;
+        for (const HeldSend& later : m_heldSends)
+        {
+            if (later.known && !later.syn && later.size > 0 && !later.retrans &&
+                later.seq >= end)
+            {
+                ++segments;
+                top = std::max(top, later.seq + later.size);
+            }
+        }
+        const uint32_t mss = m_tcb->m_segmentSize;
+        const uint32_t excess = (flight - window + mss - 1) / mss; // segments
+        if (top != high || segments > excess)
+        {
+            return false; // not the tail, or this one still fits below the excess
+        }
+        for (uint32_t i = 0; i < segments; ++i)
+        {
+            m_txBuffer->ResetLastSegmentSent();
+        }
+        m_tcb->m_nextTxSequence = h.seq;
+        m_tcb->m_highTxMark = h.seq;
+        WithdrawStats(h);
+        if (segments > 1)
+        {
+            m_withdrawnFrom = end;
+            m_withdrawnTo = top;
+        }
+        return true;
+    }
+
+    /// A withdrawn segment never left: it is not counted as sent.
+    void WithdrawStats(const HeldSend& h)
+    {
+        if (m_stats)
+        {
+            m_stats->dataPacketsSent -= 1;
+            m_stats->dataBytesSent -= h.size;
+        }
     }
 
     void UpdateRttHistory(const SequenceNumber32& seq, uint32_t sz, bool isRetransmission) override
@@ -3478,6 +3567,9 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     bool m_synAckTimer{true};
     bool m_timingAtRelease{false};
     bool m_ackedHeldDropped{false}; // AckedHeldDropped (see "Processing hold")
+    bool m_heldBeyondWindowUnsent{false};          // HeldBeyondWindowUnsent
+    std::optional<SequenceNumber32> m_withdrawnFrom; // later held segments withdrawn too
+    SequenceNumber32 m_withdrawnTo;                  // up to here
     bool m_fullLastSegment{false};    // FullLastSegment (read by the Sender application)
     bool m_noFinAfterTransfer{false}; // NoFinAfterTransfer (read by the Sender application)
     std::shared_ptr<HoldListeners> m_holdTable; // ListenToHold
