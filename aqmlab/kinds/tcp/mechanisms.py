@@ -345,8 +345,11 @@ MECHANISMS = (
         "window() only then. Qiu's T1, 100 flows, drop-tail 400, 10-ms processing, seed "
         "1, flow 6: segment 69, sent into the hold on a duplicate ACK's inflated window, "
         "left at 3.7448 s on aqmlab 0.8.11; the new ACK ending the recovery had zeroed "
-        "ns-2's dupwnd_ before the timer fired, and ns-2.35 sent nothing "
-        "(test_held_beyond_window.py)."),
+        "ns-2's dupwnd_ before the timer fired, and ns-2.35 sent nothing. After a "
+        "timeout meanwhile (ns-2: t_seqno_ = highest_ack_ + 1) a held new segment above "
+        "the go-back-N pointer waits for the resends to reach it: Qiu's RTT-bias run 1 "
+        "through RED-1, flow 7 at 18.4977 s, ns-2.35 sent the head alone, aqmlab 0.8.12 "
+        "segment 525 too (test_held_beyond_window.py)."),
     Mechanism(
         "syn_timeout_ssthresh", ("keep", "halve"), "halve", "keep", "keep",
         "What a lost SYN costs the opener: ssthresh kept at its initial value, so the "

@@ -1931,7 +1931,9 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     /// the socket's last sent segments return to the transmission buffer's unsent list and
     /// the next-send and highest-sent pointers move back to the first of them, so the
     /// window sends them again later as new data. The held segments after it (released in
-    /// the same burst, in order) are withdrawn with it.
+    /// the same burst, in order) are withdrawn with it. After a timeout (the loss state)
+    /// a held new segment above the go-back-N pointer is withdrawn alone: the resends
+    /// reach it in turn, as ns-2's from t_seqno_.
     bool WithdrawnBeyondWindow(const HeldSend& h, SequenceNumber32 end)
     {
         if (m_withdrawnFrom.has_value())
@@ -1947,10 +1949,21 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
             }
             m_withdrawnFrom.reset();
         }
+        if (h.retrans || (m_wireAny && h.seq < m_wireHigh))
+        {
+            return false;
+        }
+        if (m_tcb->m_congState == TcpSocketState::CA_LOSS && h.seq > m_tcb->m_nextTxSequence)
+        {
+            // a timeout while it was held: go-back-N (ns-2's t_seqno_ = highest_ack_ + 1)
+            // has moved the next send below it, and the resends reach it in turn
+            WithdrawStats(h);
+            return true;
+        }
         const SequenceNumber32 high = m_tcb->m_highTxMark.Get();
         const uint32_t flight = BytesInFlight();
         const uint32_t window = Window();
-        if (h.retrans || (m_wireAny && h.seq < m_wireHigh) || end > high || flight <= window)
+        if (end > high || flight <= window)
         {
             return false;
         }
