@@ -33,7 +33,6 @@
 #include <cstdio>
 #include <functional>
 #include <limits>
-#include <optional>
 #include <set>
 #include <utility>
 #include <vector>
@@ -1936,22 +1935,15 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     /// reach it in turn, as ns-2's from t_seqno_.
     bool WithdrawnBeyondWindow(const HeldSend& h, SequenceNumber32 end)
     {
-        if (m_withdrawnFrom.has_value())
-        {
-            if (h.seq >= *m_withdrawnFrom && !h.retrans) // a later segment of the burst
-            {
-                WithdrawStats(h);
-                if (h.seq + h.size >= m_withdrawnTo)
-                {
-                    m_withdrawnFrom.reset();
-                }
-                return true;
-            }
-            m_withdrawnFrom.reset();
-        }
         if (h.retrans || (m_wireAny && h.seq < m_wireHigh))
         {
             return false;
+        }
+        const SequenceNumber32 high = m_tcb->m_highTxMark.Get();
+        if (h.seq >= high) // a later segment of a burst withdrawn below: no longer sent
+        {
+            WithdrawStats(h);
+            return true;
         }
         if (m_tcb->m_congState == TcpSocketState::CA_LOSS && h.seq > m_tcb->m_nextTxSequence)
         {
@@ -1960,7 +1952,6 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
             WithdrawStats(h);
             return true;
         }
-        const SequenceNumber32 high = m_tcb->m_highTxMark.Get();
         const uint32_t flight = BytesInFlight();
         const uint32_t window = Window();
         if (end > high || flight <= window)
@@ -1992,11 +1983,6 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         m_tcb->m_nextTxSequence = h.seq;
         m_tcb->m_highTxMark = h.seq;
         WithdrawStats(h);
-        if (segments > 1)
-        {
-            m_withdrawnFrom = end;
-            m_withdrawnTo = top;
-        }
         return true;
     }
 
@@ -3580,9 +3566,7 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     bool m_synAckTimer{true};
     bool m_timingAtRelease{false};
     bool m_ackedHeldDropped{false}; // AckedHeldDropped (see "Processing hold")
-    bool m_heldBeyondWindowUnsent{false};          // HeldBeyondWindowUnsent
-    std::optional<SequenceNumber32> m_withdrawnFrom; // later held segments withdrawn too
-    SequenceNumber32 m_withdrawnTo;                  // up to here
+    bool m_heldBeyondWindowUnsent{false}; // HeldBeyondWindowUnsent
     bool m_fullLastSegment{false};    // FullLastSegment (read by the Sender application)
     bool m_noFinAfterTransfer{false}; // NoFinAfterTransfer (read by the Sender application)
     std::shared_ptr<HoldListeners> m_holdTable; // ListenToHold
