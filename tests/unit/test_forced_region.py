@@ -8,12 +8,8 @@ import pytest
 
 from aqmlab.engines.ns2 import check, mapping
 from aqmlab.errors import ScenarioError
-from aqmlab.scenario import Ared, Bulk, Dumbbell, Red, RunControl, Scenario, Tcp
-
-
-def dumbbell(q, **kw) -> Scenario:
-    return Scenario(topology=Dumbbell(senders=2, forward_queue=q), traffic=[Bulk(flows=2)],
-                    run=RunControl(duration="5s"), **kw)
+from aqmlab.scenario import Ared, Dumbbell, Red, Scenario, Tcp
+from tests.unit.red_scenarios import dumbbell
 
 
 @pytest.mark.parametrize("cls", [Red, Ared])

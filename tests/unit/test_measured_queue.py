@@ -8,14 +8,11 @@ import pytest
 
 from aqmlab.engines.ns2 import check, mapping
 from aqmlab.errors import ScenarioError
-from aqmlab.scenario import Ared, Bulk, Dumbbell, Red, RunControl, Scenario
+from aqmlab.scenario import Ared, Dumbbell, Red, Scenario
+from tests.unit.red_scenarios import dumbbell
 
 WRAPPED = "aqmlab::Ns2EcnRedQueueDisc"
 
-
-def dumbbell(q) -> Scenario:
-    return Scenario(topology=Dumbbell(senders=2, forward_queue=q), traffic=[Bulk(flows=2)],
-                    run=RunControl(duration="5s"))
 
 
 @pytest.mark.parametrize("cls", [Red, Ared])

@@ -10,14 +10,11 @@ import pytest
 
 from aqmlab.engines.ns2 import check, mapping
 from aqmlab.errors import ScenarioError
-from aqmlab.scenario import Ared, Bulk, Dumbbell, Red, RunControl, Scenario, Tcp
+from aqmlab.scenario import Ared, Dumbbell, Red, Scenario, Tcp
+from tests.unit.red_scenarios import dumbbell
 
 WRAPPED = "aqmlab::Ns2EcnRedQueueDisc"
 
-
-def dumbbell(q, **kw) -> Scenario:
-    return Scenario(topology=Dumbbell(senders=2, forward_queue=q), traffic=[Bulk(flows=2)],
-                    run=RunControl(duration="5s"), **kw)
 
 
 @pytest.mark.parametrize("cls", [Red, Ared])
