@@ -21,7 +21,9 @@ the end of the warm-up, so a measured quantity is the difference.
 * ``queues`` per probed queue (``probe_names`` order): ``arrivals``, ``departures``,
   ``drops`` and by reason ``forced_drops``/``unforced_drops``/``overflow_drops``, ``marks``,
   by packet ``syn_drops``/``ack_only_drops``/``ect_drops``/``ect_unforced_drops``,
-  ``area_pkts``/``area_bytes`` (time integrals of the queue length), ``max_pkts``,
+  ``area_pkts``/``area_bytes`` (time integrals of the queue length; bytes, like
+  ``arrival_bytes`` and ``drop_bytes``, as frames on the link: ns-3's IP packets plus the
+  2-byte PPP header, ns-2's whole packets), ``max_pkts``,
   ``red_avg_sum``/``red_avg_n`` (RED's average, sampled).
 * ``link_bytes`` (bytes sent on each probed link direction), ``link_rates`` (bit/s),
   ``sample_times`` and ``series`` (per probe: packets, bytes, RED average at each sample).

@@ -4,7 +4,10 @@
 // departures, drops by reason (forced / unforced / overflow), marks, the time integral of
 // the queue length, its maximum, per-flow drop and mark attribution (by TCP port), and the
 // RED average queue re-derived with ns-2's estimator over the waiting packets, disc and
-// device queue (ns-3 exposes no trace of it).
+// device queue (ns-3 exposes no trace of it). Bytes are counted as frames on the link (IP
+// packet + PPP header), the unit of the device queue and of ns-2's queues, so that the
+// average queue in bytes and the queueing delay derived from it (bytes / rate) mean the
+// same on both engines; the disc's own BytesInQueue counts IP bytes, 2 fewer per packet.
 // LinkProbe counts bytes leaving a point-to-point device. Nothing crosses into Python
 // until the run is over.
 #pragma once
@@ -65,6 +68,9 @@ struct QueueCounters
 /// adding x * (now - m_last) = +0.0 to them changes no bit.
 AQMLAB_SWITCH(ProbeNowMemo, EnvSwitch("AQMLAB_PROBE_NOW_MEMO", true))
 
+/// Bytes the point-to-point device adds to each packet the disc passes down (PPP header).
+inline const double FRAME_HEADER_BYTES = double(PppHeader().GetSerializedSize());
+
 class QueueProbe
 {
   public:
@@ -118,7 +124,7 @@ class QueueProbe
     void Sample()
     {
         seriesPkts.push_back(Pkts());
-        seriesBytes.push_back(m_qdBytes + m_devBytes);
+        seriesBytes.push_back(FrameBytes());
         seriesRedAvg.push_back(m_avg);
     }
 
@@ -126,6 +132,13 @@ class QueueProbe
     double Pkts() const
     {
         return m_qdPkts + m_devPkts;
+    }
+
+    /// Bytes waiting as link frames: the disc's IP packets with their PPP header to come,
+    /// and the device queue's frames.
+    double FrameBytes() const
+    {
+        return m_qdBytes + FRAME_HEADER_BYTES * m_qdPkts + m_devBytes;
     }
 
     /// Simulator::Now().GetSeconds(), converted once per time step (ProbeClock).
@@ -159,7 +172,7 @@ class QueueProbe
         }
         const double now = NowSeconds(t);
         c.areaPkts += Pkts() * (now - m_last);
-        c.areaBytes += (m_qdBytes + m_devBytes) * (now - m_last);
+        c.areaBytes += FrameBytes() * (now - m_last);
         m_last = now;
         m_lastStep = t.GetTimeStep();
     }
@@ -178,7 +191,7 @@ class QueueProbe
     void Arrival(Ptr<const QueueDiscItem> item, double queued)
     {
         c.arrivals += 1;
-        c.arrivalBytes += item->GetSize();
+        c.arrivalBytes += item->GetSize() + FRAME_HEADER_BYTES;
         if (m_wq > 0)
         {
             const double now = NowSeconds();
@@ -220,7 +233,7 @@ class QueueProbe
     void Drop(Ptr<const QueueDiscItem> item, const char* reason)
     {
         c.drops += 1;
-        c.dropBytes += item->GetSize();
+        c.dropBytes += item->GetSize() + FRAME_HEADER_BYTES;
         bool unforced = false;
         if (std::strstr(reason, "Forced"))
         {
