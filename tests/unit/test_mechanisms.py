@@ -287,3 +287,21 @@ def test_sack_timeout_holes_for_full_tcp_only():
     with pytest.raises(ScenarioError, match="tcp.sack_timeout"):
         check(_scenario(web, variant="sack", sack_timeout="go_back_n"))
     check(_scenario(web, sack_timeout="go_back_n"))  # Reno: not read
+
+
+def test_sack_blocks_are_ns2s_sinks_for_one_way_sack_flows():
+    """ns-2's one-way SACK sink (3 blocks from its stack) for bulk flows and transfers;
+    web connections keep ns-3's receiver (Full-TCP's is not modelled), so the ns-2 engine
+    refuses "ns3" for one-way SACK flows only and ignores the field without SACK."""
+    t = Tcp(variant="sack")
+    assert attrs(t)["Ns2SackBlocks"] == "true"
+    assert attrs(t, one_way=False)["Ns2SackBlocks"] == "false"
+    assert attrs(Tcp(variant="cubic"))["Ns2SackBlocks"] == "false"
+    assert attrs(Tcp(variant="sack", sack_blocks="ns3"))["Ns2SackBlocks"] == "false"
+    with pytest.raises(ScenarioError, match="tcp.sack_blocks"):
+        check(_scenario([Bulk(flows=1)], variant="sack", sack_blocks="ns3"))
+    check(_scenario([Bulk(flows=1)], sack_blocks="ns3"))  # Reno: not read
+    check(_scenario([PackMime(rate=1, tcp=FULL_TCP)], variant="sack", sack_blocks="ns3"))
+    with pytest.raises(ScenarioError, match="sack_blocks"):
+        Tcp(sack_blocks="four")
+    assert "sack_blocks" not in Tcp().to_dict()

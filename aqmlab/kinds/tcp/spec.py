@@ -141,7 +141,10 @@ class Tcp(Spec):
       Agent/TCP/Sack1 recovery; web connections: Full-TCP's SACK); ``sack_timeout``
       "go_back_n" | "holes" (after a timeout, with ns-2's SACK recovery: resend everything
       from the cumulative ACK (Sack1), or the holes of a scoreboard rebuilt from the ACKs
-      since, then go back N (Full-TCP; read with "full_tcp" only)); ``increase_per_ack`` "split" | "one"
+      since, then go back N (Full-TCP; read with "full_tcp" only)); ``sack_blocks`` "ns3" |
+      "ns2_sink" (the receiver's SACK blocks: ns-3's merged list, up to 4, or ns-2's
+      one-way sink's 3, the newest first from a stack of earlier ACKs' blocks; one-way
+      flows only); ``increase_per_ack`` "split" | "one"
       (ns-2 opens cwnd once per new ACK, also the cumulative one that ends slow start);
       ``ecn_window`` "flight" | "half_window" (ns-2 halves cwnd exactly at an ECN echo,
       below 2 segments too, keeps it, and opens it at every new ACK without ECN-Echo
@@ -219,6 +222,7 @@ class Tcp(Spec):
     dupacks_after_timeout: str = "auto"
     sack_recovery: str = "auto"
     sack_timeout: str = "auto"
+    sack_blocks: str = "auto"
     increase_per_ack: str = "auto"
     ecn_window: str = "auto"
     ecn_cwnd_floor: str = "auto"

@@ -16,6 +16,7 @@
 #include "hold_queue_disc.h"
 #include "ns2_event_clock.h"
 #include "ns2_reno_cc.h"
+#include "ns2_sacker.h"
 #include "ns2_rto.h"
 #include "sent_list.h"
 #include "switches.h"
@@ -403,6 +404,15 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
                               BooleanValue(false),
                               MakeBooleanAccessor(&AqmTcpSocket::m_heldBeyondWindowUnsent),
                               MakeBooleanChecker())
+                .AddAttribute("Ns2SackBlocks",
+                              "The receiver's SACK blocks are ns-2's one-way SACK sink's "
+                              "(Agent/TCPSink/Sack1): at most 3, the block of the segment "
+                              "just received first, then earlier ACKs' first blocks from a "
+                              "3-deep stack (ns2_sacker.h); false: ns-3's merged list, up "
+                              "to 4",
+                              BooleanValue(false),
+                              MakeBooleanAccessor(&AqmTcpSocket::m_ns2SackBlocks),
+                              MakeBooleanChecker())
                 .AddAttribute("TimingAtRelease",
                               "Behind a processing-time hold (HoldQueueDisc), the RTT timing "
                               "and an idle retransmission timer start when the held segment "
@@ -473,6 +483,7 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
           m_ltAfterTimeout(other.m_ltAfterTimeout),
           m_sack1(other.m_sack1),
           m_sackFullTcp(other.m_sackFullTcp),
+          m_ns2SackBlocks(other.m_ns2SackBlocks),
           m_sackHoles(other.m_sackHoles),
           m_ecnHalvesWindow(other.m_ecnHalvesWindow),
           m_ecnBelowOne(other.m_ecnBelowOne),
@@ -2167,7 +2178,16 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     // SYN/ACK is repaired: it is kept.
     void BaseSendEmptyPacket(uint8_t flags)
     {
-        BareSynSendEmptyPacket(flags);
+        if (m_ns2SackBlocks && flags == TcpHeader::ACK && m_sackEnabled)
+        {
+            TcpRxBuffer& rx = *m_tcb->m_rxBuffer;
+            Ns2Sacker::WithSackList(rx, m_sacker.Blocks(rx),
+                                    [&] { BareSynSendEmptyPacket(flags); });
+        }
+        else
+        {
+            BareSynSendEmptyPacket(flags);
+        }
         if (!m_synAckTimer && !m_ignoreDupSyn && m_state == SYN_RCVD &&
             (flags & TcpHeader::SYN) && (flags & TcpHeader::ACK))
         {
@@ -2834,10 +2854,15 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         return item;
     }
 
-    /// In a Sack1 recovery the sender is Sack1Send: ns-3's sends nothing. Full-TCP's SACK
-    /// outside recovery tests the window against every segment sent and not cumulatively
-    /// acknowledged (t_seqno_ - highest_ack_), SACKed ones included: without limited
-    /// transmit a dupack frees nothing (ns-3 sent a new segment on each SACK).
+    /// In a Sack1 recovery the sender is Sack1Send: ns-3's sends nothing. Outside recovery
+    /// both of ns-2's SACK senders test the window against every segment sent and not
+    /// cumulatively acknowledged, SACKed ones included (Sack1's send_much: t_seqno_ <=
+    /// last_ack_ + win; Full-TCP's t_seqno_ - highest_ack_): without limited transmit a
+    /// dupack frees nothing. ns-3's flight leaves the SACKed segments out, so it sent a
+    /// new segment on each of the first two dupacks (Qiu's T1, 100 SACK flows, drop-tail
+    /// 260: flow 41 sent segments 33 and 34 at 1.58 s, ns-2.35 nothing). With limited
+    /// transmit Sack1 sends one new segment per such dupack (singledup_: send_one()),
+    /// which ns-3's flight gives too: the rule is Full-TCP's alone then.
     uint32_t AvailableWindow() const override
     {
         const auto state = m_tcb->m_congState.Get();
@@ -2845,7 +2870,7 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         {
             return 0; // Sack1Send or FullTcpLossSend decides
         }
-        if (Sack1() && m_sackFullTcp &&
+        if (Sack1() && (m_sackFullTcp || !m_limitedTx) &&
             (state == TcpSocketState::CA_OPEN || state == TcpSocketState::CA_DISORDER))
         {
             // t_seqno_ - highest_ack_: outside the loss state t_seqno_ is the highest
@@ -3248,6 +3273,10 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
   protected:
     void ReceivedData(Ptr<Packet> packet, const TcpHeader& tcpHeader) override
     {
+        if (m_ns2SackBlocks && packet->GetSize() > 0)
+        {
+            m_sacker.Received(tcpHeader.GetSequenceNumber());
+        }
         if (!m_fullTcpAcks && m_ns2DelAck && m_delAckMaxCount == 2)
         {
             Ns2DelAckReceive(packet, tcpHeader);
@@ -3590,6 +3619,8 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     bool m_ftRenoFastrecov{false}; // Full-TCP Reno's fastrecov_ after a third loss dupack
     bool m_sack1{false};       // Sack1Recovery (see "Sack1")
     bool m_sackFullTcp{false}; // SackFullTcp: Full-TCP's flavour of it (see "Sack1")
+    bool m_ns2SackBlocks{false}; // Ns2SackBlocks
+    Ns2Sacker m_sacker;          // its state (the receiving socket's)
     bool m_sackHoles{false};   // SackTimeoutHoles (see "Full-TCP SACK after a timeout")
     bool m_ftLoss{false};      // in the loss state of a data timeout, holes mode
     bool m_inTimeout{false};   // inside the base class's ReTxTimeout
