@@ -1,6 +1,7 @@
 """ns-2's one-way SACK flows on Qiu's T1 (drop-tail 260, the ``Q-sack-goodput`` set-up):
-the window outside recovery and the receiver's SACK blocks (``sack_recovery`` "ns2_sack1",
-``sack_blocks`` "ns2_sink").
+the window outside recovery, the partial ACK, the receiver's SACK blocks and their bytes
+on the wire (``sack_recovery`` "ns2_sack1", ``sack_blocks`` and ``sack_option_bytes``
+"ns2_sink").
 
 Outside recovery ``Agent/TCP/Sack1`` tests its window against every segment sent and not
 cumulatively acknowledged, SACKed ones included, so without limited transmit the first two
@@ -9,7 +10,11 @@ segment on each (100 flows, seed 1: flow 41 at 1.58 s). ns-2's sink reports at m
 blocks, the newest first, from a stack of earlier ACKs' first blocks; ns-3's receiver sends
 up to four from its merged list, and with many holes its sender learnt a segment ns-2.35
 never heard of (30 flows, seed 1: flow 15 skipped segment 280 at 5.51 s where ns-2.35
-resent it).
+resent it). ns-2's sink adds 8 bytes per block to an ACK, ns-3's option 8n + 4: a SACK
+ACK took 4 bytes longer per link and reached its sender 27 us late (seed 2: flow 6's
+duplicate ACKs at 1.5847 s). At a partial ACK Sack1 sends what its pipe counter allows,
+maybe nothing; ns-3 always resent the next hole (seed 2: flow 46's segment 18 at
+2.3825 s).
 """
 
 from __future__ import annotations
@@ -24,8 +29,8 @@ from tests.differential.scenarios import MARKS, qiu_flows
 pytestmark = MARKS
 
 
-def sack_flows(n: int, duration: float, engine: str, **tcp: str):
-    return qiu_flows(n, duration, engine, **{"run.seed": 1, "tcp.variant": "sack",
+def sack_flows(n: int, duration: float, engine: str, seed: int = 1, **tcp: str):
+    return qiu_flows(n, duration, engine, **{"run.seed": seed, "tcp.variant": "sack",
                                              "topology.forward_queue.limit": "260p",
                                              **{f"tcp.{k}": v for k, v in tcp.items()}})
 
@@ -72,3 +77,46 @@ def test_a_fourth_block_spares_a_retransmission(thirty):
     resent = {name: set(data_packets(ev, 15).query("event == 'retx' and t < 5.52").seg)
               for name, ev in (("ns2", ev2), ("ns3", ev3["ns3"]))}
     assert 280 in resent["ns2"] and 280 not in resent["ns3"]
+
+
+@pytest.fixture(scope="module")
+def seed2():
+    flows = range(100)
+    runs = {"ns2": flow_trace(sack_flows(100, 2.5, "ns2", seed=2), flows)}
+    for v in ("ns2_sink", "padded"):
+        runs[v] = flow_trace(sack_flows(100, 2.5, "ns3", seed=2, sack_option_bytes=v), flows)
+    return flows, runs
+
+
+def _reverse_bytes(res) -> int:
+    links = res.links.set_index("link")
+    return int(links.loc["R1->R0", "bytes_tx"])
+
+
+def test_sack_acks_take_ns2s_bytes(seed2):
+    """100 flows, seed 2, 2.5 s: with ns-2's 8 bytes per block the reverse bottleneck
+    carries ns-2.35's bytes and every flow sends ns-2.35's packets; with ns-3's padded
+    option 4 bytes more per SACK ACK, and flow 6's duplicate ACKs arrive 27 us late."""
+    flows, runs = seed2
+    (r2, ev2), (r3, ev3), (rp, evp) = runs["ns2"], runs["ns2_sink"], runs["padded"]
+    assert _reverse_bytes(r3) == _reverse_bytes(r2)
+    extra = _reverse_bytes(rp) - _reverse_bytes(r2)
+    assert extra > 0 and extra % 4 == 0
+    assert np.isinf(min(partings(ev2, ev3, flows)))
+
+    def dupacks(ev):
+        a = ev[(ev.flow == 6) & (ev.event == "ack") & (ev.seg == 23)]
+        return a.t.to_numpy()[1:4]
+
+    assert np.allclose(dupacks(ev3), dupacks(ev2), atol=1e-6)
+    late = dupacks(evp) - dupacks(ev2)
+    assert np.all((late > 2.5e-5) & (late < 3e-5))
+
+
+def test_a_partial_ack_sends_what_the_pipe_allows(seed2):
+    """Flow 46's partial ACK at 2.3825 s leaves Sack1's pipe at int(cwnd): no segment
+    leaves on either engine."""
+    _, runs = seed2
+    for name in ("ns2", "ns2_sink"):
+        d = data_packets(runs[name][1], 46)
+        assert d[(d.t > 2.38) & (d.t < 2.385)].empty, name

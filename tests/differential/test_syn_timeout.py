@@ -57,3 +57,21 @@ def test_ns3s_rule_keeps_slow_start():
     assert _rounds(d3) == [1, 2, 4, 8, 16]  # slow start
     i = parting_index(d2, d3, tol=TOL)
     assert i == 4 and d2.seg[i] == d3.seg[i] == 4  # 3.6436 s on ns-2.35, 3.6410 on ns-3
+
+
+def test_a_resent_syn_is_no_data_packet_on_either_engine():
+    """ns-2 counts packet 0 and its resend in ``ndatapack_`` and ``nrexmitpack_``; the
+    tables count data segments only: the same data packets sent, retransmissions and
+    timeouts on both engines (ns-2.35's raw counters are one higher for the resend).
+    Neither counts the SYN's timeout among the flow's timeouts here: the flow had no
+    data out."""
+    from aqmlab import engines
+
+    sc = qiu_flows(1, 6.0, "ns3", **{
+        "topology.forward_queue": DropTail(limit="400p", drop_packets=(1,),
+                                           drop_count="all")})
+    a = engines.simulate(sc).flows.iloc[0]
+    b = engines.simulate(sc.replace(**{"run.engine": "ns2"})).flows.iloc[0]
+    assert a.timeouts == b.timeouts
+    assert a.retransmitted_packets == b.retransmitted_packets == 0
+    assert a.data_packets_sent == b.data_packets_sent > 0

@@ -289,19 +289,24 @@ def test_sack_timeout_holes_for_full_tcp_only():
     check(_scenario(web, sack_timeout="go_back_n"))  # Reno: not read
 
 
-def test_sack_blocks_are_ns2s_sinks_for_one_way_sack_flows():
-    """ns-2's one-way SACK sink (3 blocks from its stack) for bulk flows and transfers;
-    web connections keep ns-3's receiver (Full-TCP's is not modelled), so the ns-2 engine
-    refuses "ns3" for one-way SACK flows only and ignores the field without SACK."""
+@pytest.mark.parametrize("field,attr,modern", [
+    ("sack_blocks", "Ns2SackBlocks", "ns3"),
+    ("sack_option_bytes", "Ns2SackOptionBytes", "padded"),
+])
+def test_the_sack_receiver_is_ns2s_one_way_sink_for_one_way_sack_flows(field, attr, modern):
+    """ns-2's one-way SACK sink (3 blocks from its stack, 8 bytes each) for bulk flows and
+    transfers; web connections keep ns-3's receiver (Full-TCP's is not modelled), so the
+    ns-2 engine refuses ns-3's value for one-way SACK flows only and ignores the field
+    without SACK."""
     t = Tcp(variant="sack")
-    assert attrs(t)["Ns2SackBlocks"] == "true"
-    assert attrs(t, one_way=False)["Ns2SackBlocks"] == "false"
-    assert attrs(Tcp(variant="cubic"))["Ns2SackBlocks"] == "false"
-    assert attrs(Tcp(variant="sack", sack_blocks="ns3"))["Ns2SackBlocks"] == "false"
-    with pytest.raises(ScenarioError, match="tcp.sack_blocks"):
-        check(_scenario([Bulk(flows=1)], variant="sack", sack_blocks="ns3"))
-    check(_scenario([Bulk(flows=1)], sack_blocks="ns3"))  # Reno: not read
-    check(_scenario([PackMime(rate=1, tcp=FULL_TCP)], variant="sack", sack_blocks="ns3"))
-    with pytest.raises(ScenarioError, match="sack_blocks"):
-        Tcp(sack_blocks="four")
-    assert "sack_blocks" not in Tcp().to_dict()
+    assert attrs(t)[attr] == "true"
+    assert attrs(t, one_way=False)[attr] == "false"
+    assert attrs(Tcp(variant="cubic"))[attr] == "false"
+    assert attrs(Tcp(variant="sack", **{field: modern}))[attr] == "false"
+    with pytest.raises(ScenarioError, match=f"tcp.{field}"):
+        check(_scenario([Bulk(flows=1)], variant="sack", **{field: modern}))
+    check(_scenario([Bulk(flows=1)], **{field: modern}))  # Reno: not read
+    check(_scenario([PackMime(rate=1, tcp=FULL_TCP)], variant="sack", **{field: modern}))
+    with pytest.raises(ScenarioError, match=field):
+        Tcp(**{field: "four"})
+    assert field not in Tcp().to_dict()

@@ -291,6 +291,27 @@ def read_timeouts(workdir: Path, n: int, warm_s: float | None,
     return end, warm
 
 
+def read_syn_retries(workdir: Path, n: int,
+                     warm_s: float | None) -> tuple[np.ndarray, np.ndarray]:
+    """Resends of packet 0 (ns-2's one-way SYN) per bulk flow/transfer, (all, up to the
+    warm-up): the timeouts traced while only packet 0 was out (t_seqno_ 1, never
+    acknowledged). ns-2 counts each in ``ndatapack_`` and ``nrexmitpack_``; aqmlab's tables
+    count data segments, and ns-3 counts no SYN there."""
+    path = workdir / "events.tr"
+    end, warm = np.zeros(n), np.zeros(n)
+    if not path.exists() or path.stat().st_size == 0:
+        return end, warm
+    ev = pd.read_csv(path, sep=r"\s+", header=None, usecols=[1, 5, 6, 7],
+                     names=["time", "event", "fid", "seqno"])
+    to = ev[(ev.event == "TIMEOUT") & (ev.fid >= 0) & (ev.fid < n) & (ev.seqno == 1)]
+    fid = to.fid.to_numpy(dtype=np.int64)
+    end = np.bincount(fid, minlength=n)[:n].astype(float)
+    if warm_s is not None:
+        early = to.time.to_numpy(dtype=float) <= warm_s
+        warm = np.bincount(fid[early], minlength=n)[:n].astype(float)
+    return end, warm
+
+
 def _resends(to: pd.DataFrame, seen: Events | None) -> np.ndarray:
     """Per TIMEOUT row: at int(cwnd_) 0, whether the flow's first data packet seen at a
     probed queue after it carries a seqno seen there before it (a retransmission: data was
@@ -318,6 +339,7 @@ def flow_columns(workdir: Path, plan: Plan, warm_s: float | None = None,
     nb = len(plan.flows)
     rows = read_rows(workdir / "flows.txt", 9)
     timeouts = read_timeouts(workdir, nb, warm_s, seen)
+    syn_retries = read_syn_retries(workdir, nb, warm_s)
     mss = np.array([f.tcp.mss for f in plan.flows], float)
     wire = mss + np.array([mapping.header_bytes(f.tcp) for f in plan.flows], float)
     size = np.array([f.size_bytes for f in plan.flows], float)
@@ -328,9 +350,11 @@ def flow_columns(workdir: Path, plan: Plan, warm_s: float | None = None,
         col = {c: np.zeros(nb) for c in FLOW_COLUMNS}
         ndata, nbytes, nrex, _nrexmit, cuts, necn, sink = (r[:, j] for j in range(2, 9))
         nto = timeouts[1 - phase][i]
-        col["data_packets_sent"][i] = np.maximum(ndata - 1, 0)  # packet 0 has no payload
+        syn = syn_retries[1 - phase][i]
+        # packet 0 has no payload: neither it nor its resends are data segments
+        col["data_packets_sent"][i] = np.maximum(ndata - 1 - syn, 0)
         col["data_bytes_sent"][i] = nbytes
-        col["retrans_packets"][i] = nrex
+        col["retrans_packets"][i] = np.maximum(nrex - syn, 0)
         col["timeouts"][i] = nto
         col["fast_recoveries"][i] = np.maximum(cuts - necn - nto, 0)
         col["ecn_reductions"][i] = necn

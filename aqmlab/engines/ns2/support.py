@@ -140,9 +140,10 @@ def _mechanisms(t: Tcp, full_tcp: bool, fail) -> None:
             continue
         if m.field == "dupacks_after_timeout" and (t.sack or not t.limited_transmit):
             continue  # only without SACK and with limited transmit
-        if m.field in ("sack_recovery", "sack_timeout", "sack_blocks") and t.variant != "sack":
+        if (m.field in ("sack_recovery", "sack_timeout", "sack_blocks", "sack_option_bytes")
+                and t.variant != "sack"):
             continue  # Sack1's or Full-TCP SACK's
-        if m.field == "sack_blocks" and full_tcp:
+        if m.field in ("sack_blocks", "sack_option_bytes") and full_tcp:
             continue  # Full-TCP's receiver is not modelled: web keeps ns-3's
         if m.field == "delack_sink" and (full_tcp or not t.delayed_ack):
             continue  # the DelAck sink's; Full-TCP acknowledges by its ack_rule

@@ -144,7 +144,8 @@ class Tcp(Spec):
       since, then go back N (Full-TCP; read with "full_tcp" only)); ``sack_blocks`` "ns3" |
       "ns2_sink" (the receiver's SACK blocks: ns-3's merged list, up to 4, or ns-2's
       one-way sink's 3, the newest first from a stack of earlier ACKs' blocks; one-way
-      flows only); ``increase_per_ack`` "split" | "one"
+      flows only); ``sack_option_bytes`` "padded" | "ns2_sink" (ns-2's one-way sink
+      spends 8 bytes per block, ns-3's option 8n + 4); ``increase_per_ack`` "split" | "one"
       (ns-2 opens cwnd once per new ACK, also the cumulative one that ends slow start);
       ``ecn_window`` "flight" | "half_window" (ns-2 halves cwnd exactly at an ECN echo,
       below 2 segments too, keeps it, and opens it at every new ACK without ECN-Echo
@@ -223,6 +224,7 @@ class Tcp(Spec):
     sack_recovery: str = "auto"
     sack_timeout: str = "auto"
     sack_blocks: str = "auto"
+    sack_option_bytes: str = "auto"
     increase_per_ack: str = "auto"
     ecn_window: str = "auto"
     ecn_cwnd_floor: str = "auto"

@@ -327,6 +327,10 @@ class Experiment
                 FastTcpDemux::Install(m_nodes.Get(i));
             }
         }
+        for (uint32_t i = 0; i < m_nodes.GetN(); ++i)
+        {
+            Ns2SackWire::Install(m_nodes.Get(i)); // idle unless a socket arms it
+        }
 
         PointToPointHelper p2p;
         p2p.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize", StringValue("1p"));

@@ -1,6 +1,6 @@
 // aqmlab/engines/ns3/cpp/sent_list.h -- the items of TcpTxBuffer's sent list, which
 // AqmTcpSocket reads to steer ns-3's partial-ACK retransmission (see
-// FullTcpPartialAckSendsNothing in tcp_socket.h). TcpTxBuffer keeps the list and each
+// QuietPartialAck in tcp_socket.h). TcpTxBuffer keeps the list and each
 // item's start private; private_member.h names them.
 #pragma once
 #include "private_member.h"

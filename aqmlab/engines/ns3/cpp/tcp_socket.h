@@ -16,6 +16,7 @@
 #include "hold_queue_disc.h"
 #include "ns2_event_clock.h"
 #include "ns2_reno_cc.h"
+#include "ns2_sack_wire.h"
 #include "ns2_sacker.h"
 #include "ns2_rto.h"
 #include "sent_list.h"
@@ -413,6 +414,14 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
                               BooleanValue(false),
                               MakeBooleanAccessor(&AqmTcpSocket::m_ns2SackBlocks),
                               MakeBooleanChecker())
+                .AddAttribute("Ns2SackOptionBytes",
+                              "An ACK's SACK blocks take 8 bytes each on the wire, as ns-2's "
+                              "one-way SACK sink counts them, in a compact option "
+                              "(ns2_sack_wire.h); false: ns-3's SACK option, 2 + 8 per block "
+                              "padded to 4 bytes",
+                              BooleanValue(false),
+                              MakeBooleanAccessor(&AqmTcpSocket::m_ns2SackWire),
+                              MakeBooleanChecker())
                 .AddAttribute("TimingAtRelease",
                               "Behind a processing-time hold (HoldQueueDisc), the RTT timing "
                               "and an idle retransmission timer start when the held segment "
@@ -484,6 +493,7 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
           m_sack1(other.m_sack1),
           m_sackFullTcp(other.m_sackFullTcp),
           m_ns2SackBlocks(other.m_ns2SackBlocks),
+          m_ns2SackWire(other.m_ns2SackWire),
           m_sackHoles(other.m_sackHoles),
           m_ecnHalvesWindow(other.m_ecnHalvesWindow),
           m_ecnBelowOne(other.m_ecnBelowOne),
@@ -988,8 +998,10 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     //     cwnd 10 (ns-2: 5) (both measured). In Reno mode ssthresh is recomputed the ns-2
     //     way from the cwnd before the event (classic recovery is re-entered with it).
     // After a timeout the RFC 6582 / ns-2 bugfix_ rule in ReTxTimeout applies to Reno too.
-    void ReceivedAck(Ptr<Packet> packet, const TcpHeader& tcpHeader) override
+    void ReceivedAck(Ptr<Packet> packet, const TcpHeader& wireHeader) override
     {
+        TcpHeader expanded; // ns-2's compact SACK option as ns-3's (ns2_sack_wire.h)
+        const TcpHeader& tcpHeader = Ns2SackWire::Expand(wireHeader, expanded);
         if (tcpHeader.GetAckNumber() > m_txBuffer->HeadSequence())
         {
             EndLossDupwnd(); // recv(): dupwnd_ = 0 at a new ACK
@@ -1519,7 +1531,7 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         }
         m_sack1Partial = m_sack1Active && before == TcpSocketState::CA_RECOVERY && ack > oldHead &&
                          ack < m_recover;
-        TcpTxItem* const quietHead = m_sack1Partial ? FullTcpPartialAckSendsNothing(ack) : nullptr;
+        TcpTxItem* const quietHead = m_sack1Partial ? QuietPartialAck(ack) : nullptr;
         if (quietHead != nullptr)
         {
             quietHead->m_retrans = true; // the base class then skips DoRetransmit
@@ -2178,11 +2190,15 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     // SYN/ACK is repaired: it is kept.
     void BaseSendEmptyPacket(uint8_t flags)
     {
-        if (m_ns2SackBlocks && flags == TcpHeader::ACK && m_sackEnabled)
+        if ((m_ns2SackBlocks || m_ns2SackWire) && flags == TcpHeader::ACK && m_sackEnabled)
         {
             TcpRxBuffer& rx = *m_tcb->m_rxBuffer;
-            Ns2Sacker::WithSackList(rx, m_sacker.Blocks(rx),
+            TcpOptionSack::SackList blocks =
+                m_ns2SackBlocks ? m_sacker.Blocks(rx) : rx.GetSackList();
+            Ns2SackWire::Armed() = m_ns2SackWire && !blocks.empty();
+            Ns2Sacker::WithSackList(rx, std::move(blocks),
                                     [&] { BareSynSendEmptyPacket(flags); });
+            Ns2SackWire::Armed() = false;
         }
         else
         {
@@ -2833,10 +2849,21 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     /// the full-sized sent item at `ack` whose retransmitted flag, set for the base
     /// class's ProcessAck, makes it skip DoRetransmit (IsRetransmittedDataAcked); null
     /// when ns-3's retransmission is to go.
-    TcpTxItem* FullTcpPartialAckSendsNothing(const SequenceNumber32& ack)
+    ///
+    /// One-way Sack1 never forces a segment out at a partial ACK (partial_ack_ false: the
+    /// ACK takes two from pipe_ and send_much() sends what the counter allows, maybe
+    /// nothing): ns-3's retransmission is skipped and Sack1Send decides. Qiu's T1, 100
+    /// SACK flows, drop-tail 260, seed 2: flow 46 resent segment 18 at 2.3825 s where
+    /// ns-2.35's pipe_ (8 at cwnd 8.5) let nothing out.
+    TcpTxItem* QuietPartialAck(const SequenceNumber32& ack)
     {
+        if (!m_sackFullTcp)
+        {
+            TcpTxItem* item = SentItemAt(*m_txBuffer, ack);
+            return item != nullptr && !item->m_retrans ? item : nullptr;
+        }
         SequenceNumber32 hole;
-        if (!m_sackFullTcp || !NagleConfigured() || Sack1NextHole(&hole))
+        if (!NagleConfigured() || Sack1NextHole(&hole))
         {
             return nullptr;
         }
@@ -3620,6 +3647,7 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     bool m_sack1{false};       // Sack1Recovery (see "Sack1")
     bool m_sackFullTcp{false}; // SackFullTcp: Full-TCP's flavour of it (see "Sack1")
     bool m_ns2SackBlocks{false}; // Ns2SackBlocks
+    bool m_ns2SackWire{false};   // Ns2SackOptionBytes
     Ns2Sacker m_sacker;          // its state (the receiving socket's)
     bool m_sackHoles{false};   // SackTimeoutHoles (see "Full-TCP SACK after a timeout")
     bool m_ftLoss{false};      // in the loss state of a data timeout, holes mode
