@@ -75,7 +75,11 @@ TCP (one-way agents for bulk flows and transfers, Full-TCP for web connections):
   is in). With 40-byte web headers every packet took 2 bytes less on the wire than on ns-3
   (0.4 % of the bottleneck's capacity at Weigle's mix of data and ACKs), and at 105 % load
   ns-2.35's forward drop-tail 148 queue dropped 5 % and 7 % fewer packets than ns-3's
-  (seeds 1, 2, 300 s); with 42 bytes 0.6 % and 4.5 %. ns-2's own PackMimeHTTP generator
+  (seeds 1, 2, 300 s); with 42 bytes 0.6 % and 4.5 %. Replayed SACK connections also
+  take ns-3's SACK option size, ``sack_option_size_`` 4 (kind and length padded to 4
+  bytes; ns-2: 2), 8 bytes per block as on both. ns-2's one-way sink adds 8 bytes per
+  block and nothing else, which aqmlab's ns-3 receiver matches instead
+  (``tcp.sack_option_bytes``). ns-2's own PackMimeHTTP generator
   (``generator = "ns2"``) keeps 40 bytes.
 - ``initial_cwnd`` -> ``windowInit_``; ``rcv_window`` (capped at 65535 B without
   ``window_scaling``) -> ``window_`` in whole segments; ``min_rto`` -> ``minrto_``;

@@ -14,7 +14,8 @@
 # DelayBox takes a packet for a new flow only if it is a 40-byte SYN (or SYN/ACK), so both
 # agents start each connection with 40-byte headers and switch to AQ(web,hdr) (ns-3's
 # IP + TCP + PPP bytes) once those have passed: the client right after its SYN, the
-# server when the request is in.
+# server when the request is in. With ns-3's headers, SACK agents also take ns-3's SACK
+# option size: 2 bytes of kind and length padded to 4 (sack_option_size_ 4), 8 per block.
 # web.txt records (also written by web_native.tcl):
 #                   R k time  (response complete)
 #                   S k ndatapack ndatabytes nrexmitpack nrexmit ncwndcuts1 necn acked
@@ -53,11 +54,16 @@ proc aq_web_rule {c s} {
 }
 
 proc aq_web_pair {c s prof} {
-    global ns N
+    global ns N AQ
     set ct [aq_fulltcp_$prof]
     set st [aq_fulltcp_$prof]
     $ns attach-agent $N($c) $ct
     $ns attach-agent $N($s) $st
+    if {$AQ(web,hdr) > 40 && [$ct info class] == "Agent/TCP/FullTcp/Sack"} {
+        # ns-3's SACK option: kind and length padded to 4 bytes (ns-2: 2), 8 per block
+        $ct set sack_option_size_ 4
+        $st set sack_option_size_ 4
+    }
     set ca [new Application/TcpApp $ct]
     set sa [new Application/TcpApp $st]
     $ca connect $sa
