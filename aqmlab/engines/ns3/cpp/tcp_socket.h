@@ -1160,17 +1160,17 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     void EcnBranchAfterTimeout(const SequenceNumber32& ack, const SequenceNumber32& oldHead,
                                bool receivedData)
     {
-        if (!m_lossDupacksOn || ack != oldHead || receivedData || ack >= m_tcb->m_highTxMark)
+        if (!m_ecnLossDupacksOn || ack != oldHead || receivedData || ack >= m_tcb->m_highTxMark)
         {
             return;
         }
         const uint32_t mss = m_tcb->m_segmentSize;
-        ++m_lossDupacks;
+        ++m_ecnLossDupacks;
         if (m_lossDupwnd > 0)
         {
             ++m_lossDupwnd; // dupacks_ > numdupacks_, last_cwnd_action_ DUPACK: ++dupwnd_
         }
-        else if (m_lossDupacks == m_retxThresh && m_lastCutEcn)
+        else if (m_ecnLossDupacks == m_retxThresh && m_lastCutEcn)
         {
             m_lastCutEcn = false; // last_cwnd_action_ = CWND_ACTION_DUPACK
             RestartTimerAtFastRetransmit();
@@ -1191,7 +1191,7 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     /// A new ACK or a timeout after EcnBranchAfterTimeout: dupwnd_ = 0, cwnd_ as it was.
     void EndLossDupwnd()
     {
-        m_lossDupacksOn = false;
+        m_ecnLossDupacksOn = false;
         if (m_lossDupwnd > 0)
         {
             m_lossDupwnd = 0;
@@ -3082,8 +3082,8 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         if (dataTimeout)
         {
             m_lossDupwnd = 0; // timeout(): dupwnd_ = dupacks_ = 0 (cwnd_ is the timeout's)
-            m_lossDupacks = 0;
-            m_lossDupacksOn = timedOut && m_ecnDupAck && m_renoHalfCwnd && m_reno &&
+            m_ecnLossDupacks = 0;
+            m_ecnLossDupacksOn = timedOut && m_ecnDupAck && m_renoHalfCwnd && m_reno &&
                               !m_sackEnabled && !m_renoFullTcpWindow;
             m_lastCutEcn = false; // last_cwnd_action_ = CWND_ACTION_TIMEOUT
         }
@@ -3601,8 +3601,9 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     SequenceNumber32 m_fastRtxPoint{0}; // ns-2's recover_: highest byte sent + 1 at the last
                                         // fast retransmit (reno_action) or ECN cut
     uint32_t m_ns2Dupwnd{0};            // ns-2 Reno's dupwnd_ in a fast recovery
-    bool m_lossDupacksOn{false};        // counting dupacks_ since a timeout (EcnBranchAfterTimeout)
-    uint32_t m_lossDupacks{0};          // ns-2's dupacks_ since that timeout
+    bool m_ecnLossDupacksOn{false}; // counting dupacks_ since a timeout (EcnBranchAfterTimeout)
+    uint32_t m_ecnLossDupacks{0};   // ns-2's dupacks_ since that timeout, for that branch
+                                    // alone (m_lossDupAcks: limited transmit, Full-TCP)
     uint32_t m_lossDupwnd{0};           // its dupwnd_ after the ECN branch; 0: none
     double m_lossDupwndBase{0};         // the exact cwnd under that inflation
     uint32_t m_dupwndBeforeAck{0};      // ... as the ACK being processed found it
