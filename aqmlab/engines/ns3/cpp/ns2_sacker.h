@@ -14,6 +14,7 @@
 #pragma once
 #include "private_member.h"
 
+#include "ns3/packet.h"
 #include "ns3/tcp-option-sack.h"
 #include "ns3/tcp-rx-buffer.h"
 
