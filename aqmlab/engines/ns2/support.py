@@ -138,8 +138,8 @@ def _mechanisms(t: Tcp, full_tcp: bool, fail) -> None:
     for m in mechanisms.MECHANISMS:
         if m.field in _RENO_ONLY and t.variant != "reno":
             continue
-        if m.field == "dupacks_after_timeout" and (t.sack or not t.limited_transmit):
-            continue  # only without SACK and with limited transmit
+        if m.field == "dupacks_after_timeout" and not t.limited_transmit:
+            continue  # only with limited transmit
         if (m.field in ("sack_recovery", "sack_timeout", "sack_blocks", "sack_option_bytes")
                 and t.variant != "sack"):
             continue  # Sack1's or Full-TCP SACK's

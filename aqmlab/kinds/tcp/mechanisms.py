@@ -362,7 +362,11 @@ MECHANISMS = (
         "second; flow 148's retry at 3.80 s, its first data at 4.91 s, and at 7.16 s "
         "ns-2.35 sent segment 3 alone (cwnd 2.5) where ns-3, in slow start, sent 3 and 4: "
         "the runs parted there, and with 'halve' they send the same packets for the 40 s "
-        "(test_syn_timeout.py). Web connections keep 'keep': Full-TCP's own rule is "
+        "(test_syn_timeout.py). With 'halve' the first data also leaves with a window of "
+        "one segment (TcpAgent::timeout(): a lost packet 0 sets wnd_init_ = 1, RFC 3390; "
+        "the first new ACK sets cwnd_ = initial_window()): the parking lot (initial "
+        "window 2), seed 1, flow 23 at 3.42 s sent segment 0 alone on ns-2.35, 0 and 1 on "
+        "ns-3 (0.8.14). Web connections keep 'keep': Full-TCP's own rule is "
         "the syn_timeout field ('full_tcp', which also sets the first data's RTO)."),
     Mechanism(
         "last_segment", ("short", "full"), "full", "short", "short",
@@ -394,10 +398,13 @@ MECHANISMS = (
     Mechanism(
         "dupacks_after_timeout", ("ignored", "limited_transmit"), "limited_transmit",
         "ignored", "ignored",
-        "Duplicate ACKs after a timeout (no SACK, limited transmit on): ignored until the "
+        "Duplicate ACKs after a timeout (limited transmit on): ignored until the "
         "loss state ends (ns-3), or the first two each let the next segment of the "
         "go-back-N out (ns-2's one-way agents, singledup_ / send_one(); Full-TCP has no "
-        "limited transmit)."),
+        "limited transmit). One-way Sack1 (since 0.8.14) counts them only once a new ACK "
+        "has cleared timeout_, and only those whose SACK blocks add to its scoreboard "
+        "(CheckUpdate): the parking lot (25 SACK flows), seed 1, flow 14 at 1.535 s, "
+        "ns-2.35 resent segment 366 on such a duplicate ACK (test_sack_after_timeout.py)."),
     Mechanism(
         "reno_window", ("ns3", "ns2", "full_tcp"), "ns2", "full_tcp", "ns3",
         "Reno's window in fast recovery. ns-2's one-way Reno ('ns2'): cwnd = exactly half "
@@ -548,6 +555,7 @@ def ns3_attributes(tcp: Tcp, one_way: bool) -> tuple[tuple[str, str], ...]:
          ("ns2_sack1", "full_tcp") else "false"),
         ("SackFullTcp", on("sack_recovery", "full_tcp")),
         ("SackTimeoutHoles", on("sack_timeout", "holes")),
+        ("SynLossWindowOne", on("syn_timeout_ssthresh", "halve")),
         ("Ns2SackBlocks", on("sack_blocks", "ns2_sink")),
         ("Ns2SackOptionBytes", on("sack_option_bytes", "ns2_sink")),
         ("ExactCaIncrease", on("ca_increase", "exact")),  # TcpNs2NewReno's

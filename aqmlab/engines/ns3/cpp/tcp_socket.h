@@ -405,6 +405,13 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
                               BooleanValue(false),
                               MakeBooleanAccessor(&AqmTcpSocket::m_heldBeyondWindowUnsent),
                               MakeBooleanChecker())
+                .AddAttribute("SynLossWindowOne",
+                              "After a SYN timeout the first data leaves with a window of "
+                              "one segment (ns-2's one-way agents: a lost packet 0 sets "
+                              "wnd_init_ = 1, RFC 3390); false: the initial window",
+                              BooleanValue(false),
+                              MakeBooleanAccessor(&AqmTcpSocket::m_synLossWindowOne),
+                              MakeBooleanChecker())
                 .AddAttribute("Ns2SackBlocks",
                               "The receiver's SACK blocks are ns-2's one-way SACK sink's "
                               "(Agent/TCPSink/Sack1): at most 3, the block of the segment "
@@ -493,6 +500,7 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
           m_sack1(other.m_sack1),
           m_sackFullTcp(other.m_sackFullTcp),
           m_ns2SackBlocks(other.m_ns2SackBlocks),
+          m_synLossWindowOne(other.m_synLossWindowOne),
           m_ns2SackWire(other.m_ns2SackWire),
           m_sackHoles(other.m_sackHoles),
           m_ecnHalvesWindow(other.m_ecnHalvesWindow),
@@ -829,6 +837,12 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         if (synSent && m_state != SYN_SENT && m_synTimeouts > 0)
         {
             m_tcb->m_ssThresh = m_synSsThresh; // ns-3 reset it on the SYN/ACK; ns-2 keeps it
+            if (m_synLossWindowOne)
+            {
+                // TcpAgent::timeout(): packet 0 lost, wnd_init_ = 1 (bugfix_ss_, RFC
+                // 3390), and the first new ACK sets cwnd_ = initial_window() (delay_growth_)
+                SetExactCwnd(m_tcb->m_segmentSize);
+            }
         }
         if (synRcvd && m_dupSynAckOwed && m_state == ESTABLISHED)
         {
@@ -2452,12 +2466,27 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
             m_lossDupAcks = 0;
             return;
         }
-        if (!m_ltAfterTimeout || !m_limitedTx || m_sackEnabled ||
-            !IsLossDupack(before, ack, oldHead, receivedData) || ++m_lossDupAcks >= m_retxThresh)
+        const bool sack1 = m_sackEnabled && Sack1() && !m_sackFullTcp && !m_ftLoss;
+        if (!m_ltAfterTimeout || !m_limitedTx || (m_sackEnabled && !sack1) ||
+            !IsLossDupack(before, ack, oldHead, receivedData) ||
+            (sack1 && !m_sack1LossInformative) || ++m_lossDupAcks >= m_retxThresh)
         {
             return;
         }
         const uint32_t mss = m_tcb->m_segmentSize;
+        if (sack1)
+        {
+            // send_one(): t_seqno_ <= highest_ack_ + cwnd_ + dupacks_, from the go-back-N
+            // pointer, SACKed segments included
+            const SequenceNumber32 next = m_tcb->m_nextTxSequence;
+            const double segs = double(next - m_txBuffer->HeadSequence()) / mss + 1;
+            if (segs <= ExactCwnd() / mss + m_lossDupAcks && m_txBuffer->SizeFromSequence(next) > 0)
+            {
+                const uint32_t sz = SendDataPacket(next, mss, true);
+                m_tcb->m_nextTxSequence = next + sz;
+            }
+            return;
+        }
         SequenceNumber32 next;
         SequenceNumber32 nextHigh;
         if (BytesInFlight() + mss <= m_tcb->m_cWnd.Get() + m_lossDupAcks * mss &&
@@ -2641,6 +2670,7 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         if (loss && !m_ftLoss)
         {
             m_sack1Blocks.clear();
+            Sack1LossScoreboard(h, ack, head);
             return true;
         }
         if (ack > head && !m_sack1Active && !m_sackFullTcp)
@@ -2681,6 +2711,39 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         }
         m_sack1Blocks.swap(merged);
         return loss; // in loss the scoreboard is aqmlab's alone (ns-3 resends SACKed data)
+    }
+
+    /// In the loss state after a timeout: ns-2's Sack1 ignores ACKs' SACK blocks until a new
+    /// ACK clears timeout_; from then on it rebuilds its scoreboard (cleared at every new
+    /// ACK) and counts a duplicate ACK only if its blocks add to it (CheckUpdate), each of
+    /// the first two sending the next go-back-N segment with limited transmit (singledup_:
+    /// send_one(); LimitedTransmitInLoss). Sets m_sack1LossInformative for this ACK.
+    void Sack1LossScoreboard(const TcpHeader& h, SequenceNumber32 ack, SequenceNumber32 head)
+    {
+        m_sack1LossInformative = false;
+        if (ack > head)
+        {
+            m_sack1AfterTimeout = false; // newack: timeout_ = FALSE, ClearScoreBoard()
+            m_sack1LossBoard.clear();
+            return;
+        }
+        if (m_sack1AfterTimeout)
+        {
+            return;
+        }
+        Ptr<const TcpOptionSack> sack =
+            DynamicCast<const TcpOptionSack>(h.GetOption(TcpOption::SACK));
+        if (!sack)
+        {
+            return;
+        }
+        for (const auto& [l, r] : sack->GetSackList())
+        {
+            for (SequenceNumber32 seq = std::max(l, ack); seq < r; seq += m_tcb->m_segmentSize)
+            {
+                m_sack1LossInformative |= m_sack1LossBoard.insert(seq.GetValue()).second;
+            }
+        }
     }
 
     /// ScoreBoardRQ::GetNextRetran: the first hole at or above max(h_seqno_, SND.UNA)
@@ -3047,6 +3110,8 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
             // cumulative ACK, SACKed segments included (ns-3 keeps them and skips them)
             m_sack1Active = false;
             m_sack1Blocks.clear();
+            m_sack1AfterTimeout = true; // timeout_ = TRUE
+            m_sack1LossBoard.clear();
             m_txBuffer->SetSentListLost(true);
             // timeout_action(): t_seqno_ = highest_ack_, recover_ = maxseq_, dupacks_ = 0,
             // fastrecov_ = FALSE; h_seqno_ is left as it was
@@ -3648,6 +3713,10 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     bool m_sack1{false};       // Sack1Recovery (see "Sack1")
     bool m_sackFullTcp{false}; // SackFullTcp: Full-TCP's flavour of it (see "Sack1")
     bool m_ns2SackBlocks{false}; // Ns2SackBlocks
+    bool m_synLossWindowOne{false}; // SynLossWindowOne
+    bool m_sack1AfterTimeout{false};          // Sack1's timeout_ (Sack1LossScoreboard)
+    bool m_sack1LossInformative{false};       // this ACK's blocks added to that scoreboard
+    std::unordered_set<uint32_t> m_sack1LossBoard; // segments SACKed since the last new ACK
     bool m_ns2SackWire{false};   // Ns2SackOptionBytes
     Ns2Sacker m_sacker;          // its state (the receiving socket's)
     bool m_sackHoles{false};   // SackTimeoutHoles (see "Full-TCP SACK after a timeout")
