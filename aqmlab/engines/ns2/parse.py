@@ -261,8 +261,8 @@ def series(probes: Probes, samples: np.ndarray):
     return times, out
 
 
-def read_timeouts(workdir: Path, n: int, warm_s: float | None,
-                  seen: Events | None = None) -> tuple[np.ndarray, np.ndarray]:
+def read_timeouts(workdir: Path, n: int, warm_s: float | None, seen: Events | None = None,
+                  rows: pd.DataFrame | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Retransmission timeouts per bulk flow/transfer, (all, up to the warm-up), from the
     agents' event trace: every expiry, also those ns-2's ``nrexmit_`` leaves out (during
     recovery from an ECN echo), but not those with nothing outstanding: a finished
@@ -273,39 +273,41 @@ def read_timeouts(workdir: Path, n: int, warm_s: float | None,
     unacknowledged, then the timer expired again) is one: ``seen`` (data departures and
     drops at the probed queues, :func:`probe_sightings`) tells them apart, as such a
     timeout resends a segment seen before, where the wait sends a new one."""
-    path = workdir / "events.tr"
-    end, warm = np.zeros(n), np.zeros(n)
-    if not path.exists() or path.stat().st_size == 0:
-        return end, warm
-    ev = pd.read_csv(path, sep=r"\s+", header=None, usecols=[1, 5, 6, 8],
-                     names=["time", "event", "fid", "cwnd"])
-    to = ev[(ev.event == "TIMEOUT") & (ev.fid >= 0) & (ev.fid < n)]
+    to = _timeout_rows(workdir, n) if rows is None else rows
+    if to.empty:
+        return np.zeros(n), np.zeros(n)
     to = to[(to.cwnd >= 1).to_numpy() | _resends(to, seen)]
     done = read_done(workdir, n)[to.fid.to_numpy(dtype=np.int64)]
     to = to[(done < 0) | (to.time.to_numpy(dtype=float) <= done)]
-    fid = to.fid.to_numpy(dtype=np.int64)
-    end = np.bincount(fid, minlength=n)[:n].astype(float)
-    if warm_s is not None:
-        early = to.time.to_numpy(dtype=float) <= warm_s
-        warm = np.bincount(fid[early], minlength=n)[:n].astype(float)
-    return end, warm
+    return _per_flow(to, n, warm_s)
 
 
-def read_syn_retries(workdir: Path, n: int,
-                     warm_s: float | None) -> tuple[np.ndarray, np.ndarray]:
+def read_syn_retries(workdir: Path, n: int, warm_s: float | None,
+                     rows: pd.DataFrame | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Resends of packet 0 (ns-2's one-way SYN) per bulk flow/transfer, (all, up to the
     warm-up): the timeouts traced while only packet 0 was out (t_seqno_ 1, never
     acknowledged). ns-2 counts each in ``ndatapack_`` and ``nrexmitpack_``; aqmlab's tables
     count data segments, and ns-3 counts no SYN there."""
+    to = _timeout_rows(workdir, n) if rows is None else rows
+    return _per_flow(to[to.seqno == 1], n, warm_s)
+
+
+def _timeout_rows(workdir: Path, n: int) -> pd.DataFrame:
+    """The agents' TIMEOUT events of flows 0..n-1 (``events.tr``): time, fid, t_seqno_ and
+    int(cwnd_)."""
     path = workdir / "events.tr"
-    end, warm = np.zeros(n), np.zeros(n)
     if not path.exists() or path.stat().st_size == 0:
-        return end, warm
-    ev = pd.read_csv(path, sep=r"\s+", header=None, usecols=[1, 5, 6, 7],
-                     names=["time", "event", "fid", "seqno"])
-    to = ev[(ev.event == "TIMEOUT") & (ev.fid >= 0) & (ev.fid < n) & (ev.seqno == 1)]
+        return pd.DataFrame({"time": [], "event": [], "fid": [], "seqno": [], "cwnd": []})
+    ev = pd.read_csv(path, sep=r"\s+", header=None, usecols=[1, 5, 6, 7, 8],
+                     names=["time", "event", "fid", "seqno", "cwnd"])
+    return ev[(ev.event == "TIMEOUT") & (ev.fid >= 0) & (ev.fid < n)]
+
+
+def _per_flow(to: pd.DataFrame, n: int, warm_s: float | None) -> tuple[np.ndarray, np.ndarray]:
+    """Rows per flow, (all, up to ``warm_s``; zeros without it)."""
     fid = to.fid.to_numpy(dtype=np.int64)
     end = np.bincount(fid, minlength=n)[:n].astype(float)
+    warm = np.zeros(n)
     if warm_s is not None:
         early = to.time.to_numpy(dtype=float) <= warm_s
         warm = np.bincount(fid[early], minlength=n)[:n].astype(float)
@@ -338,8 +340,9 @@ def flow_columns(workdir: Path, plan: Plan, warm_s: float | None = None,
     see :func:`read_timeouts`."""
     nb = len(plan.flows)
     rows = read_rows(workdir / "flows.txt", 9)
-    timeouts = read_timeouts(workdir, nb, warm_s, seen)
-    syn_retries = read_syn_retries(workdir, nb, warm_s)
+    events = _timeout_rows(workdir, nb)  # events.tr, read once for both
+    timeouts = read_timeouts(workdir, nb, warm_s, seen, events)
+    syn_retries = read_syn_retries(workdir, nb, warm_s, events)
     mss = np.array([f.tcp.mss for f in plan.flows], float)
     wire = mss + np.array([mapping.header_bytes(f.tcp) for f in plan.flows], float)
     size = np.array([f.size_bytes for f in plan.flows], float)

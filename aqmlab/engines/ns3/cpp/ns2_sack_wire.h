@@ -174,14 +174,7 @@ struct Ns2SackWire
         {
             return false;
         }
-        CopyFields(h, out);
-        for (const auto& option : h.GetOptionList())
-        {
-            if (option->GetKind() != TcpOption::SACK)
-            {
-                out.AppendOption(option);
-            }
-        }
+        out = WithoutSack(h);
         Ptr<Ns2SackOption> compact = CreateObject<Ns2SackOption>();
         compact->Set(sack->GetSackList(), h.GetAckNumber());
         out.AppendOption(compact);
@@ -216,7 +209,22 @@ struct Ns2SackWire
         return storage;
     }
 
-  private:
+    /// A header identical to `h` without its SACK option.
+    static TcpHeader WithoutSack(const TcpHeader& h)
+    {
+        TcpHeader c;
+        CopyFields(h, c);
+        for (const auto& option : h.GetOptionList())
+        {
+            if (option->GetKind() != TcpOption::SACK)
+            {
+                c.AppendOption(option);
+            }
+        }
+        return c;
+    }
+
+    /// `h`'s fields, not its options, into `c` (a header is rebuilt to change an option).
     static void CopyFields(const TcpHeader& h, TcpHeader& c)
     {
         c.SetSourcePort(h.GetSourcePort());
@@ -228,6 +236,7 @@ struct Ns2SackWire
         c.SetUrgentPointer(h.GetUrgentPointer());
     }
 
+  private:
     static void Send(IpL4Protocol::DownTargetCallback down,
                      Ptr<Packet> p,
                      Ipv4Address src,

@@ -1071,7 +1071,7 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         {
             FullTcpLossDupacks(packet, tcpHeader);
             const bool ignoreSack = Sack1Ack(header);
-            TcpSocketBase::ReceivedAck(packet, ignoreSack ? WithoutSack(header) : header);
+            TcpSocketBase::ReceivedAck(packet, ignoreSack ? Ns2SackWire::WithoutSack(header) : header);
             Sack1Send();
             FullTcpLossSend();
         }
@@ -2623,27 +2623,6 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     bool Sack1() const
     {
         return m_sack1 && m_sackEnabled;
-    }
-
-    /// A header identical to `h` without its SACK option.
-    static TcpHeader WithoutSack(const TcpHeader& h)
-    {
-        TcpHeader c;
-        c.SetSourcePort(h.GetSourcePort());
-        c.SetDestinationPort(h.GetDestinationPort());
-        c.SetSequenceNumber(h.GetSequenceNumber());
-        c.SetAckNumber(h.GetAckNumber());
-        c.SetFlags(h.GetFlags());
-        c.SetWindowSize(h.GetWindowSize());
-        c.SetUrgentPointer(h.GetUrgentPointer());
-        for (const auto& option : h.GetOptionList())
-        {
-            if (option->GetKind() != TcpOption::SACK)
-            {
-                c.AppendOption(option);
-            }
-        }
-        return c;
     }
 
     /// Before the base class sees an ACK: pipe_ and the scoreboard. Returns whether the
