@@ -1523,6 +1523,7 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     {
         NoteEcnCut();
         KeepEcnWindow();
+        const uint32_t dupBefore = m_dupAckCount;
         FullTcpRenoLossDeflate(ack, oldHead);
         if (!m_ackEce && ack > oldHead)
         {
@@ -1638,6 +1639,7 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         if (sack1)
         {
             Sack1AfterAck(before, after, ack, oldHead, cwndBefore, fromCwr);
+            Sack1SendOneLimit(dupBefore);
         }
         if (before != TcpSocketState::CA_RECOVERY && after == TcpSocketState::CA_RECOVERY)
         {
@@ -2773,6 +2775,30 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         return total;
     }
 
+    /// One-way Sack1 after an ACK in the disorder state: the sequence up to which it lets
+    /// data out (AvailableWindow). ns-2 answers a duplicate ACK that adds to its scoreboard
+    /// (CheckUpdate), the first or second, with limited transmit only (singledup_) and one
+    /// segment at most (send_one(): t_seqno_ <= highest_ack_ + cwnd_ + dupacks_, every
+    /// segment out counted once), and any other with nothing (dupacks_ > 0).
+    void Sack1SendOneLimit(uint32_t dupBefore)
+    {
+        m_sendOneLimit = m_tcb->m_highTxMark;
+        if (m_sackFullTcp || !m_limitedTx ||
+            m_tcb->m_congState != TcpSocketState::CA_DISORDER || m_dupAckCount <= dupBefore ||
+            m_dupAckCount >= m_retxThresh)
+        {
+            return;
+        }
+        const uint32_t mss = m_tcb->m_segmentSize;
+        const SequenceNumber32 head = m_txBuffer->HeadSequence();
+        const double segs = double(m_tcb->m_highTxMark - head) / mss + 1;
+        if (segs <= ExactCwnd() / mss + m_dupAckCount &&
+            m_tcb->m_highTxMark + mss <= head + m_rWnd.Get())
+        {
+            m_sendOneLimit = m_tcb->m_highTxMark + mss;
+        }
+    }
+
     /// After the base class processed an ACK: entry (dupack_action) and exit.
     void Sack1AfterAck(TcpSocketState::TcpCongState_t before,
                        TcpSocketState::TcpCongState_t after,
@@ -2925,13 +2951,17 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
 
     /// In a Sack1 recovery the sender is Sack1Send: ns-3's sends nothing. Outside recovery
     /// both of ns-2's SACK senders test the window against every segment sent and not
-    /// cumulatively acknowledged, SACKed ones included (Sack1's send_much: t_seqno_ <=
-    /// last_ack_ + win; Full-TCP's t_seqno_ - highest_ack_): without limited transmit a
-    /// dupack frees nothing. ns-3's flight leaves the SACKed segments out, so it sent a
+    /// cumulatively acknowledged, SACKed and resent ones each counted once (Sack1's
+    /// send_much: t_seqno_ <= last_ack_ + win; Full-TCP's t_seqno_ - highest_ack_).
+    /// ns-3's flight leaves the SACKed segments out, so without limited transmit it sent a
     /// new segment on each of the first two dupacks (Qiu's T1, 100 SACK flows, drop-tail
-    /// 260: flow 41 sent segments 33 and 34 at 1.58 s, ns-2.35 nothing). With limited
-    /// transmit Sack1 sends one new segment per such dupack (singledup_: send_one()),
-    /// which ns-3's flight gives too: the rule is Full-TCP's alone then.
+    /// 260: flow 41 sent segments 33 and 34 at 1.58 s, ns-2.35 nothing), and it counts a
+    /// segment resent in a recovery and still outstanding twice: leaving a recovery with
+    /// twelve such segments, a parking-lot flow (seed 6, flow 19, 1.033 s, cwnd 86.5, 85
+    /// segments out) sent nothing at the ACK ending it and at the next two dupacks, where
+    /// ns-2.35 sent a segment at each. One-way Sack1's duplicate ACKs before the third
+    /// send at most what send_one() allows (Sack1SendOneLimit), nothing without limited
+    /// transmit (dupacks_ > 0: no send_much()).
     uint32_t AvailableWindow() const override
     {
         const auto state = m_tcb->m_congState.Get();
@@ -2939,8 +2969,12 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         {
             return 0; // Sack1Send or FullTcpLossSend decides
         }
-        if (Sack1() && (m_sackFullTcp || !m_limitedTx) &&
-            (state == TcpSocketState::CA_OPEN || state == TcpSocketState::CA_DISORDER))
+        if (Sack1() && !m_sackFullTcp && state == TcpSocketState::CA_DISORDER)
+        {
+            const SequenceNumber32 high = m_tcb->m_highTxMark;
+            return m_sendOneLimit > high ? uint32_t(m_sendOneLimit - high) : 0; // send_one()
+        }
+        if (Sack1() && (state == TcpSocketState::CA_OPEN || state == TcpSocketState::CA_DISORDER))
         {
             // t_seqno_ - highest_ack_: outside the loss state t_seqno_ is the highest
             // segment sent (maxseq_); the holes a recovery resent leave ns-3's next-send
@@ -3711,6 +3745,7 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     bool m_sack1Entered{false}; // this ACK started it: nothing more is sent for it
     bool m_sack1Partial{false}; // the base class is processing a partial ACK of it
     int64_t m_sack1Pipe{0};    // pipe_, in segments
+    SequenceNumber32 m_sendOneLimit{0}; // Sack1SendOneLimit: data may go out below it
     double m_sack1Cwnd{0};     // bytes: cwnd_ during and after the recovery (exact half)
     SequenceNumber32 m_sack1Rxt{0}; // h_seqno_: holes below this are not resent again
     std::vector<std::pair<SequenceNumber32, SequenceNumber32>> m_sack1Blocks; // ScoreBoardRQ
