@@ -289,15 +289,11 @@ def test_sack_timeout_holes_for_full_tcp_only():
     check(_scenario(web, sack_timeout="go_back_n"))  # Reno: not read
 
 
-@pytest.mark.parametrize("field,attr,modern", [
-    ("sack_blocks", "Ns2SackBlocks", "ns3"),
-    ("sack_option_bytes", "Ns2SackOptionBytes", "padded"),
-])
-def test_the_sack_receiver_is_ns2s_one_way_sink_for_one_way_sack_flows(field, attr, modern):
-    """ns-2's one-way SACK sink (3 blocks from its stack, 8 bytes each) for bulk flows and
-    transfers; web connections keep ns-3's receiver (Full-TCP's is not modelled), so the
-    ns-2 engine refuses ns-3's value for one-way SACK flows only and ignores the field
-    without SACK."""
+def test_sack_option_bytes_are_the_one_way_sinks_for_one_way_sack_flows():
+    """ns-2's one-way SACK sink spends 8 bytes per block for bulk flows and transfers; web
+    connections keep ns-3's padded option (Full-TCP is given it), so the ns-2 engine
+    refuses ns-3's value for one-way SACK flows only and ignores the field without SACK."""
+    field, attr, modern = "sack_option_bytes", "Ns2SackOptionBytes", "padded"
     t = Tcp(variant="sack")
     assert attrs(t)[attr] == "true"
     assert attrs(t, one_way=False)[attr] == "false"
@@ -310,3 +306,26 @@ def test_the_sack_receiver_is_ns2s_one_way_sink_for_one_way_sack_flows(field, at
     with pytest.raises(ScenarioError, match=field):
         Tcp(**{field: "four"})
     assert field not in Tcp().to_dict()
+
+
+def test_sack_blocks_are_each_ns2_agents_own():
+    """The one-way sink's blocks for bulk flows and transfers, Full-TCP's for web
+    connections, ns-3's for modern variants; the ns-2 engine refuses any other value for
+    SACK traffic of either kind and ignores the field without SACK."""
+    t = Tcp(variant="sack")
+    assert (attrs(t)["Ns2SackBlocks"], attrs(t)["FullTcpSackBlocks"]) == ("true", "false")
+    web = attrs(t, one_way=False)
+    assert (web["Ns2SackBlocks"], web["FullTcpSackBlocks"]) == ("false", "true")
+    modern = attrs(Tcp(variant="cubic"), one_way=False)
+    assert (modern["Ns2SackBlocks"], modern["FullTcpSackBlocks"]) == ("false", "false")
+    for other in ("ns3", "full_tcp"):
+        with pytest.raises(ScenarioError, match="tcp.sack_blocks"):
+            check(_scenario([Bulk(flows=1)], variant="sack", sack_blocks=other))
+    for other in ("ns3", "ns2_sink"):
+        with pytest.raises(ScenarioError, match="tcp.sack_blocks"):
+            check(_scenario([PackMime(rate=1, tcp=FULL_TCP)], variant="sack",
+                            sack_blocks=other))
+    check(_scenario([Bulk(flows=1)], sack_blocks="ns3"))  # Reno: not read
+    with pytest.raises(ScenarioError, match="sack_blocks"):
+        Tcp(sack_blocks="four")
+    assert "sack_blocks" not in Tcp().to_dict()

@@ -143,8 +143,8 @@ def _mechanisms(t: Tcp, full_tcp: bool, fail) -> None:
         if (m.field in ("sack_recovery", "sack_timeout", "sack_blocks", "sack_option_bytes")
                 and t.variant != "sack"):
             continue  # Sack1's or Full-TCP SACK's
-        if m.field in ("sack_blocks", "sack_option_bytes") and full_tcp:
-            continue  # Full-TCP's receiver is not modelled: web keeps ns-3's
+        if m.field == "sack_option_bytes" and full_tcp:
+            continue  # Full-TCP is given ns-3's padding (sack_option_size_ 4)
         if m.field == "delack_sink" and (full_tcp or not t.delayed_ack):
             continue  # the DelAck sink's; Full-TCP acknowledges by its ack_rule
         if m.field in ("handshake_ack", "syn_options", "synack_retry",

@@ -460,17 +460,20 @@ MECHANISMS = (
         "test_random_drops.py): 40 of 40 responses within 1 ms of ns-2.35's (at most "
         "27 us); with rfc6675 23 of 40 (mean 2.36 s against 3.42 s)."),
     Mechanism(
-        "sack_blocks", ("ns3", "ns2_sink"), "ns2_sink", "ns3", "ns3",
-        "The receiver's SACK blocks (variant sack, one-way flows): ns-3's merged list of "
+        "sack_blocks", ("ns3", "ns2_sink", "full_tcp"), "ns2_sink", "full_tcp", "ns3",
+        "The receiver's SACK blocks (variant sack): ns-3's merged list of "
         "every block, up to 4 per ACK (the option space without timestamps), or ns-2's "
         "one-way SACK sink (Agent/TCPSink/Sack1, maxSackBlocks_ 3, Sacker::append_ack): "
         "the block of the segment just received first, then the first blocks of earlier "
         "ACKs, newest first, from a 3-deep stack, skipping and forgetting those the new "
         "block covers. With more than three holes ns-3's sender learnt a segment from a "
         "block ns-2's sink never sends and skipped it where ns-2.35 resent it: Qiu's T1, "
-        "30 SACK flows, drop-tail 260, seed 1, flow 15 at 5.51 s, segment 280. Web "
-        "connections keep ns-3's (Full-TCP's receiver builds its blocks from its "
-        "reassembly queue, not modelled). Each SACK-bearing ACK stays 4 bytes longer "
+        "30 SACK flows, drop-tail 260, seed 1, flow 15 at 5.51 s, segment 280. Or ns-2's "
+        "Full-TCP receiver (web connections, SackFullTcpAgent, max_sack_blocks_ 3, "
+        "ReassemblyQueue::gensack): the first three blocks of its reassembly queue's "
+        "stack, in the order the blocks were created, newest first; a segment that "
+        "extends a block leaves it in its place (test_full_tcp_sack_blocks.py). Each "
+        "SACK-bearing ACK of a one-way flow stays 4 bytes longer "
         "than ns-2's (ns-3's option: 2 + 8 per block, padded to 4 bytes; ns-2: 8 per "
         "block; sack_option_bytes), which moved a dupACK by 27 us on Qiu's T1 "
         "(test_sack_blocks.py)."),
@@ -557,6 +560,7 @@ def ns3_attributes(tcp: Tcp, one_way: bool) -> tuple[tuple[str, str], ...]:
         ("SackTimeoutHoles", on("sack_timeout", "holes")),
         ("SynLossWindowOne", on("syn_timeout_ssthresh", "halve")),
         ("Ns2SackBlocks", on("sack_blocks", "ns2_sink")),
+        ("FullTcpSackBlocks", on("sack_blocks", "full_tcp")),
         ("Ns2SackOptionBytes", on("sack_option_bytes", "ns2_sink")),
         ("ExactCaIncrease", on("ca_increase", "exact")),  # TcpNs2NewReno's
         ("OneIncreasePerAck", on("increase_per_ack", "one")),

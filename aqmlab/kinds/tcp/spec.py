@@ -142,10 +142,11 @@ class Tcp(Spec):
       "go_back_n" | "holes" (after a timeout, with ns-2's SACK recovery: resend everything
       from the cumulative ACK (Sack1), or the holes of a scoreboard rebuilt from the ACKs
       since, then go back N (Full-TCP; read with "full_tcp" only)); ``sack_blocks`` "ns3" |
-      "ns2_sink" (the receiver's SACK blocks: ns-3's merged list, up to 4, or ns-2's
-      one-way sink's 3, the newest first from a stack of earlier ACKs' blocks; one-way
-      flows only); ``sack_option_bytes`` "padded" | "ns2_sink" (ns-2's one-way sink
-      spends 8 bytes per block, ns-3's option 8n + 4); ``increase_per_ack`` "split" | "one"
+      "ns2_sink" | "full_tcp" (the receiver's SACK blocks: ns-3's merged list, up to 4,
+      ns-2's one-way sink's 3, the newest first from a stack of earlier ACKs' blocks, or
+      Full-TCP's 3, its reassembly queue's blocks in the order they were created);
+      ``sack_option_bytes`` "padded" | "ns2_sink" (ns-2's one-way sink spends 8 bytes per
+      block, ns-3's option 8n + 4); ``increase_per_ack`` "split" | "one"
       (ns-2 opens cwnd once per new ACK, also the cumulative one that ends slow start);
       ``ecn_window`` "flight" | "half_window" (ns-2 halves cwnd exactly at an ECN echo,
       below 2 segments too, keeps it, and opens it at every new ACK without ECN-Echo

@@ -17,6 +17,7 @@
 #include "ns2_event_clock.h"
 #include "ns2_reno_cc.h"
 #include "ns2_sack_wire.h"
+#include "full_tcp_sacker.h"
 #include "ns2_sacker.h"
 #include "ns2_rto.h"
 #include "sent_list.h"
@@ -421,6 +422,14 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
                               BooleanValue(false),
                               MakeBooleanAccessor(&AqmTcpSocket::m_ns2SackBlocks),
                               MakeBooleanChecker())
+                .AddAttribute("FullTcpSackBlocks",
+                              "The receiver's SACK blocks are ns-2's Full-TCP receiver's "
+                              "(SackFullTcpAgent): at most 3, its reassembly queue's blocks "
+                              "in the order they were created, newest first "
+                              "(full_tcp_sacker.h); false: ns-3's merged list, up to 4",
+                              BooleanValue(false),
+                              MakeBooleanAccessor(&AqmTcpSocket::m_fullTcpSackBlocks),
+                              MakeBooleanChecker())
                 .AddAttribute("Ns2SackOptionBytes",
                               "An ACK's SACK blocks take 8 bytes each on the wire, as ns-2's "
                               "one-way SACK sink counts them, in a compact option "
@@ -500,6 +509,7 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
           m_sack1(other.m_sack1),
           m_sackFullTcp(other.m_sackFullTcp),
           m_ns2SackBlocks(other.m_ns2SackBlocks),
+          m_fullTcpSackBlocks(other.m_fullTcpSackBlocks),
           m_synLossWindowOne(other.m_synLossWindowOne),
           m_ns2SackWire(other.m_ns2SackWire),
           m_sackHoles(other.m_sackHoles),
@@ -2206,11 +2216,14 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     // SYN/ACK is repaired: it is kept.
     void BaseSendEmptyPacket(uint8_t flags)
     {
-        if ((m_ns2SackBlocks || m_ns2SackWire) && flags == TcpHeader::ACK && m_sackEnabled)
+        if ((m_ns2SackBlocks || m_fullTcpSackBlocks || m_ns2SackWire) &&
+            flags == TcpHeader::ACK && m_sackEnabled)
         {
             TcpRxBuffer& rx = *m_tcb->m_rxBuffer;
             TcpOptionSack::SackList blocks =
-                m_ns2SackBlocks ? m_sacker.Blocks(rx) : rx.GetSackList();
+                m_ns2SackBlocks       ? m_sacker.Blocks(rx)
+                : m_fullTcpSackBlocks ? m_ftSacker.Blocks(rx.NextRxSequence())
+                                      : rx.GetSackList();
             Ns2SackWire::Armed() = m_ns2SackWire && !blocks.empty();
             Ns2Sacker::WithSackList(rx, std::move(blocks),
                                     [&] { BareSynSendEmptyPacket(flags); });
@@ -3382,6 +3395,12 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         {
             m_sacker.Received(tcpHeader.GetSequenceNumber());
         }
+        if (m_fullTcpSackBlocks && packet->GetSize() > 0)
+        {
+            const SequenceNumber32 seq = tcpHeader.GetSequenceNumber();
+            m_ftSacker.Received(seq, seq + packet->GetSize(),
+                                m_tcb->m_rxBuffer->NextRxSequence());
+        }
         if (!m_fullTcpAcks && m_ns2DelAck && m_delAckMaxCount == 2)
         {
             Ns2DelAckReceive(packet, tcpHeader);
@@ -3726,6 +3745,8 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     bool m_sack1{false};       // Sack1Recovery (see "Sack1")
     bool m_sackFullTcp{false}; // SackFullTcp: Full-TCP's flavour of it (see "Sack1")
     bool m_ns2SackBlocks{false}; // Ns2SackBlocks
+    bool m_fullTcpSackBlocks{false}; // FullTcpSackBlocks
+    FullTcpSacker m_ftSacker;        // its state (the receiving socket's)
     bool m_synLossWindowOne{false}; // SynLossWindowOne
     bool m_sack1AfterTimeout{false};          // Sack1's timeout_ (Sack1LossScoreboard)
     bool m_sack1LossInformative{false};       // this ACK's blocks added to that scoreboard
