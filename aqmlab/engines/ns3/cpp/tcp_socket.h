@@ -2491,11 +2491,9 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         const uint32_t mss = m_tcb->m_segmentSize;
         if (sack1)
         {
-            // send_one(): t_seqno_ <= highest_ack_ + cwnd_ + dupacks_, from the go-back-N
-            // pointer, SACKed segments included
+            // send_one() from the go-back-N pointer
             const SequenceNumber32 next = m_tcb->m_nextTxSequence;
-            const double segs = double(next - m_txBuffer->HeadSequence()) / mss + 1;
-            if (segs <= ExactCwnd() / mss + m_lossDupAcks && m_txBuffer->SizeFromSequence(next) > 0)
+            if (SendOneAllows(next, m_lossDupAcks) && m_txBuffer->SizeFromSequence(next) > 0)
             {
                 const uint32_t sz = SendDataPacket(next, mss, true);
                 m_tcb->m_nextTxSequence = next + sz;
@@ -2802,14 +2800,23 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         {
             return;
         }
+        const SequenceNumber32 high = m_tcb->m_highTxMark;
         const uint32_t mss = m_tcb->m_segmentSize;
-        const SequenceNumber32 head = m_txBuffer->HeadSequence();
-        const double segs = double(m_tcb->m_highTxMark - head) / mss + 1;
-        if (segs <= ExactCwnd() / mss + m_dupAckCount &&
-            m_tcb->m_highTxMark + mss <= head + m_rWnd.Get())
+        if (SendOneAllows(high, m_dupAckCount) &&
+            high + mss <= m_txBuffer->HeadSequence() + m_rWnd.Get())
         {
-            m_sendOneLimit = m_tcb->m_highTxMark + mss;
+            m_sendOneLimit = high + mss;
         }
+    }
+
+    /// ns-2's send_one() test for the segment at `next` (t_seqno_): t_seqno_ <= highest_ack_
+    /// + cwnd_ + dupacks_, every segment from the cumulative ACK on counted once, SACKed
+    /// and resent ones included.
+    bool SendOneAllows(SequenceNumber32 next, uint32_t dupacks) const
+    {
+        const uint32_t mss = m_tcb->m_segmentSize;
+        const double segs = double(next - m_txBuffer->HeadSequence()) / mss + 1;
+        return segs <= ExactCwnd() / mss + dupacks;
     }
 
     /// After the base class processed an ACK: entry (dupack_action) and exit.
