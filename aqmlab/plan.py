@@ -32,6 +32,7 @@ class PlanLink:
     probes: tuple[str | None, str | None] = (None, None)
     hold: tuple[bool, bool] = (False, False)  # random processing time on this direction
     flow_delay: bool = False  # per-connection extra delay (DelayBox) on this link
+    delay_node: int = -1  # with flow_delay: the client end, whose node holds the DelayBox
 
 
 @dataclass
@@ -117,6 +118,8 @@ class Plan:
     flows: list[PlanFlow] = field(default_factory=list)
     hosts: dict[str, list[int]] = field(default_factory=dict)  # role -> node indices
     web: list[PlanWeb | PlanBrowsing] = field(default_factory=list)
+    #: Frames carry ns-3's PPP header on the wire (topology ``link_header`` "ppp").
+    ppp_frames: bool = True
     _adj: dict[int, list[tuple[int, float]]] = field(default_factory=dict)
     _tree: tuple | None = field(default=None, repr=False, compare=False)
 
@@ -270,6 +273,7 @@ class GroupPlanner:
         for link in self.plan.links:
             if link.a in clients or link.b in clients:
                 link.flow_delay = True
+                link.delay_node = link.a if link.a in clients else link.b
 
 
 def group_hosts(plan: Plan, group: TrafficBase) -> tuple[list[int], list[int]]:
@@ -288,8 +292,8 @@ def make_plan(scenario: Scenario) -> Plan:
     """Expand ``scenario`` (resolved first) into nodes, links and connections (start times
     and workloads drawn from the seed)."""
     scenario = scenario.resolve()
-    plan = Plan()
     topo = scenario.topology
+    plan = Plan(ppp_frames=topo.link_header == "ppp")
     _TOPOLOGIES[topo.kind](topo, plan)
     run = scenario.run
     for g, group in enumerate(scenario.traffic):

@@ -62,6 +62,37 @@ Pentikousis' five downloads through a 4-packet drop-tail queue tie at 0.22 s (fl
 first segment of the pair is lost on ns-3 "ns3", its second on ns-2.35), and the two
 engines' 600-s runs part from there (tests/differential/test_queue_wake.py). ns-2 runs
 always dequeue at once: the field only chooses ns-3's. Serialised only when "ns2".
+
+``link_header`` says what a frame adds to its IP packet on the wire:
+
+- "ppp": ns-3's point-to-point frames carry a 2-byte PPP header, so a 1,000-byte segment
+  with 40 bytes of headers takes 1,042 bytes' time on every link, a bare SYN or ACK 42.
+- "none": ns-2's links have no link layer; a packet takes its IP size's time (1,040 and
+  40). ns-3 still puts the PPP header on the frame, but starts the next transmission and
+  delivers the frame 2 bytes' time sooner (cpp/link_header.h); queue and link byte counts
+  leave the header out.
+
+With "ppp" the ns-2 engine gives its agents 42-byte headers, so that a data packet takes
+the same time on both engines. That cannot hold for a web connection's SYN and SYN/ACK:
+ns-2.35's DelayBox takes a new connection only from a 40-byte SYN, so they stay 40 bytes
+on ns-2 against 42 on ns-3 (46 with the window-scale option), and the 2-6 bytes' time each
+such frame takes longer on ns-3 reorders packets at the bottleneck (a web run's packets
+keep ns-2.35's order only for the first 0.02-0.2 s). With "none" every packet, the SYN
+included, takes ns-2's 40-byte header time on both engines. Serialised only when "none".
+
+``delay_box`` says how ns-3 gives each web connection its own extra delay (PackMime's
+RTTs) on a client cloud's access link; ns-2 runs always use ns-2.35's DelayBox:
+
+- "channel": the link's channel adds the connection's delay to each of its packets on
+  delivery, both ways (aqmlab's FlowDelayChannel).
+- "ns2": as ns-2.35's DelayBox, a classifier in the client's node
+  (cpp/delay_box.h). A client's outgoing packets wait their delay in the node *before*
+  the link, so two connections' packets meet the link in the order their delays end, not
+  the order they were sent: with "channel", two connections 0.5 and 20 ms from their
+  servers whose packets left the client within 0.1 ms of each other took the 100 Mb/s
+  link in the other order, and one response ended 1.7 ms apart from ns-2.35 (Weigle's
+  80 % load, seed 1, 0.55 s). DelayBox's end of a flow at its FIN is not modelled
+  (cpp/delay_box.h says why). Serialised only when "ns2".
 """
 
 from __future__ import annotations
@@ -100,12 +131,18 @@ __all__ = [
     "MAX_HOSTS",
     "TX_TIMES",
     "QUEUE_WAKES",
+    "LINK_HEADERS",
+    "DELAY_BOXES",
 ]
 
 #: ``tx_time``: how ns-3 rounds transmission times to its nanosecond clock (module doc).
 TX_TIMES = ("ns3", "ns2")
 #: ``queue_wake``: when ns-3's queue disc refills a device queue (module doc).
 QUEUE_WAKES = ("ns3", "ns2")
+#: ``link_header``: what a frame adds to its IP packet on the wire (module doc).
+LINK_HEADERS = ("ppp", "none")
+#: ``delay_box``: how ns-3 gives web connections their own extra delay (module doc).
+DELAY_BOXES = ("channel", "ns2")
 
 MAX_HOSTS = 1000
 MAX_ROUTERS = 64
@@ -138,10 +175,11 @@ def _queue(value: Any, name: str) -> Queue:
 
 
 def _without_default_tx_time(d: dict[str, Any]) -> dict[str, Any]:
-    """``tx_time`` and ``queue_wake`` are serialised only when "ns2": older scenarios keep
-    their hashes."""
-    for name in ("tx_time", "queue_wake"):
-        if d.get(name) == "ns3":
+    """``tx_time``, ``queue_wake`` and ``delay_box`` are serialised only when "ns2",
+    ``link_header`` only when "none": older scenarios keep their hashes."""
+    for name, default in (("tx_time", "ns3"), ("queue_wake", "ns3"), ("link_header", "ppp"),
+                          ("delay_box", "channel")):
+        if d.get(name) == default:
             del d[name]
     return d
 
@@ -198,6 +236,8 @@ class Dumbbell(Spec):
     rate_scale: float = 1.0
     tx_time: str = "ns3"
     queue_wake: str = "ns3"
+    link_header: str = "ppp"
+    delay_box: str = "channel"
 
     def __post_init__(self) -> None:
         self._check_kind()
@@ -221,6 +261,8 @@ class Dumbbell(Spec):
         set_attr(self, "rate_scale", check_float(self.rate_scale, "rate_scale", gt=0))
         check_choice(self.tx_time, "tx_time", TX_TIMES)
         check_choice(self.queue_wake, "queue_wake", QUEUE_WAKES)
+        check_choice(self.link_header, "link_header", LINK_HEADERS)
+        check_choice(self.delay_box, "delay_box", DELAY_BOXES)
 
     def to_dict(self) -> dict[str, Any]:
         return _without_default_tx_time(super().to_dict())
@@ -277,6 +319,8 @@ class ParkingLot(Spec):
     rate_scale: float = 1.0
     tx_time: str = "ns3"
     queue_wake: str = "ns3"
+    link_header: str = "ppp"
+    delay_box: str = "channel"
 
     def __post_init__(self) -> None:
         self._check_kind()
@@ -320,6 +364,8 @@ class ParkingLot(Spec):
         set_attr(self, "rate_scale", check_float(self.rate_scale, "rate_scale", gt=0))
         check_choice(self.tx_time, "tx_time", TX_TIMES)
         check_choice(self.queue_wake, "queue_wake", QUEUE_WAKES)
+        check_choice(self.link_header, "link_header", LINK_HEADERS)
+        check_choice(self.delay_box, "delay_box", DELAY_BOXES)
 
     def to_dict(self) -> dict[str, Any]:
         return _without_default_tx_time(super().to_dict())

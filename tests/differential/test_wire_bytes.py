@@ -72,3 +72,47 @@ def test_sack_acks_carry_ns3s_option_bytes():
     clean = excess(scenario({"variant": "sack"}))
     assert lossy == clean
     assert all(0 < v <= 16 for v in clean.values())
+
+
+def _headerless(engine: str, response: list[int]):
+    sc = scenario({"syn_options": "none"}).replace(**{"topology.link_header": "none"})
+    df, raw = run(sc, engine, [300] * len(response), response, gap=0.0004)
+    assert df.completed.all(), engine
+    return df.response_time_s.to_numpy(), raw.link_bytes
+
+
+def test_headerless_frames_take_ns2s_time_from_the_syn_on():
+    """``link_header = "none"`` with bare SYNs: every frame, the SYN and SYN/ACK included,
+    takes its 40-byte-header time on both engines, so two overlapping connections (a
+    40-segment and a 2-segment response, 0.4 ms apart) end at the same instant (to a
+    picosecond) and the links carry the same bytes. With ns-3's PPP header the bytes differ
+    by 2 per packet and the responses by about 8 us."""
+    (t3, b3), (t2, b2) = _headerless("ns3", [40 * MSS + 500, 2000]), \
+        _headerless("ns2", [40 * MSS + 500, 2000])
+    assert abs(t3 - t2).max() < 1e-12, (t3, t2)
+    assert list(b3) == list(b2)
+    df, raw = run(scenario(), "ns3", [300, 300], [40 * MSS + 500, 2000], gap=0.0004)
+    assert abs(df.response_time_s.to_numpy() - t2).min() > 3e-6
+    assert all(b > c for b, c in zip(raw.link_bytes, b2, strict=True))
+
+
+def test_headerless_frames_keep_bulk_flows_identical_on_ns2s_clocks():
+    """Qiu's T1 (ns-2's event and transmission clocks) with ``link_header = "none"``: 500-byte
+    frames instead of 502 on both engines, and every flow still delivers, retransmits and
+    times out as on ns-2.35 over 20 s, in a run that differs from the one with PPP frames."""
+    import numpy as np
+
+    from aqmlab import engines
+    from aqmlab.studies.common import example
+
+    def flows(engine: str, hdr: str):
+        sc = example("qiu_t1_dumbbell").replace(**{
+            "run.duration": "20s", "run.warmup": "0s", "run.engine": engine,
+            "topology.link_header": hdr})
+        return engines.simulate(sc).flows
+
+    f3, f2 = flows("ns3", "none"), flows("ns2", "none")
+    for col in ("bytes_delivered", "retransmitted_packets", "timeouts"):
+        assert np.array_equal(f3[col].to_numpy(), f2[col].to_numpy()), col
+    ppp = flows("ns3", "ppp")
+    assert not np.array_equal(f3.bytes_delivered.to_numpy(), ppp.bytes_delivered.to_numpy())

@@ -467,6 +467,9 @@ def test_parking_lot_helpers() -> None:
         ({"kind": "parking_lot", "tx_time": 2}, r"topology\.tx_time"),
         ({"queue_wake": "now"}, r"topology\.queue_wake = 'now' .*one of ns3, ns2"),
         ({"kind": "parking_lot", "queue_wake": None}, r"topology\.queue_wake"),
+        ({"link_header": "eth"}, r"topology\.link_header = 'eth' .*one of ppp, none"),
+        ({"kind": "parking_lot", "delay_box": "node"},
+         r"topology\.delay_box = 'node' .*one of channel, ns2"),
         ({"kind": "parking_lot", "bottleneck": {}}, r"topology\.bottleneck .*unknown key"),
     ],
 )
@@ -689,18 +692,21 @@ def test_to_dict_is_complete_and_plain() -> None:
     json.dumps(d)  # JSON-able
 
 
-@pytest.mark.parametrize("field", ["tx_time", "queue_wake"])
+@pytest.mark.parametrize(("field", "default", "other"), [
+    ("tx_time", "ns3", "ns2"), ("queue_wake", "ns3", "ns2"), ("link_header", "ppp", "none"),
+    ("delay_box", "channel", "ns2")])
 @pytest.mark.parametrize("kind", ["dumbbell", "parking_lot"])
-def test_engine_choices_are_serialised_only_when_ns2(kind: str, field: str) -> None:
-    """``topology.tx_time`` and ``queue_wake`` at "ns3" (the default) leave the topology's
-    dict, TOML and hash as they were before the field; "ns2" is kept, round-trips and makes
-    another run."""
+def test_engine_choices_are_serialised_only_when_ns2(kind: str, field: str, default: str,
+                                                     other: str) -> None:
+    """``topology.tx_time``, ``queue_wake``, ``link_header`` and ``delay_box`` at their
+    defaults leave the topology's dict, TOML and hash as they were before the field; ns-2's
+    value is kept, round-trips and makes another run."""
     s = Scenario(topology={"kind": kind})
-    assert getattr(s.topology, field) == "ns3" and field not in s.to_dict()["topology"]
+    assert getattr(s.topology, field) == default and field not in s.to_dict()["topology"]
     assert field not in s.to_toml()
-    assert s.replace(**{f"topology.{field}": "ns3"}).hash == s.hash
-    t = s.replace(**{f"topology.{field}": "ns2"})
-    assert getattr(t.topology, field) == "ns2" and t.to_dict()["topology"][field] == "ns2"
+    assert s.replace(**{f"topology.{field}": default}).hash == s.hash
+    t = s.replace(**{f"topology.{field}": other})
+    assert getattr(t.topology, field) == other and t.to_dict()["topology"][field] == other
     assert t.hash != s.hash
     assert Scenario.from_toml(t.to_toml()) == t
 

@@ -80,7 +80,9 @@ TCP (one-way agents for bulk flows and transfers, Full-TCP for web connections):
   bytes; ns-2: 2), 8 bytes per block as on both. ns-2's one-way sink adds 8 bytes per
   block and nothing else, which aqmlab's ns-3 receiver matches instead
   (``tcp.sack_option_bytes``). ns-2's own PackMimeHTTP generator
-  (``generator = "ns2"``) keeps 40 bytes.
+  (``generator = "ns2"``) keeps 40 bytes. With ``topology.link_header = "none"`` ns-3's
+  frames take their IP packet's time (cpp/link_header.h) and every ns-2 agent keeps its
+  40-byte headers, the web SYN included (``Plan.ppp_frames``, :func:`base_header_bytes`).
 - ``initial_cwnd`` -> ``windowInit_``; ``rcv_window`` (capped at 65535 B without
   ``window_scaling``) -> ``window_`` in whole segments; ``min_rto`` -> ``minrto_``;
   ``initial_rto`` -> ``rtxcur_init_``; ``clock_granularity`` -> ``tcpTick_``;
@@ -237,12 +239,16 @@ def gain_bits(gain: float) -> int | None:
     return int(round(k)) if k >= 1 and abs(k - round(k)) < 1e-9 else None
 
 
+def base_header_bytes(ppp: bool = True) -> int:
+    """A bare packet's bytes on ns-2: ns-3's IP + TCP + PPP bytes, or ns-2's own 40 (``ppp``
+    False: topology ``link_header`` "none", or ns-2.35's PackMimeHTTP, whose agents aqmlab
+    cannot resize after the handshake)."""
+    return ONE_WAY_HEADER_BYTES if ppp else HEADER_BYTES
+
+
 def header_bytes(t: Tcp, ppp: bool = True) -> int:
-    """Bytes ns-2 adds to a data segment's payload: ns-3's IP + TCP + PPP bytes (bulk flows,
-    transfers, replayed web connections), or ns-2's own 40 (``ppp`` False: ns-2.35's
-    PackMimeHTTP, whose agents aqmlab cannot resize after the handshake)."""
-    base = ONE_WAY_HEADER_BYTES if ppp else HEADER_BYTES
-    return base + (TS_OPTION_BYTES if t.timestamps else 0)
+    """Bytes ns-2 adds to a data segment's payload (:func:`base_header_bytes`, timestamps)."""
+    return base_header_bytes(ppp) + (TS_OPTION_BYTES if t.timestamps else 0)
 
 
 def _common(t: Tcp) -> list[tuple[str, str]]:
@@ -265,14 +271,16 @@ class OneWayConfig:
     sink_settings: tuple[tuple[str, str], ...]
 
 
-def one_way_config(t: Tcp) -> OneWayConfig:
+def one_way_config(t: Tcp, ppp: bool = True) -> OneWayConfig:
+    """``ppp``: headers the size of ns-3's with its PPP header (:func:`base_header_bytes`)."""
+    hdr = str(base_header_bytes(ppp))
     sink = "Agent/TCPSink/Sack1" if t.variant == "sack" else "Agent/TCPSink"
-    sink_settings: tuple[tuple[str, str], ...] = (("packetSize_", str(ONE_WAY_HEADER_BYTES)),)
+    sink_settings: tuple[tuple[str, str], ...] = (("packetSize_", hdr),)
     if t.delayed_ack:
         sink += "/DelAck"
         sink_settings += (("interval_", repr(t.delack_timeout_s)),)
     settings = (("packetSize_", str(t.mss)),
-                ("tcpip_base_hdr_size_", str(ONE_WAY_HEADER_BYTES)), *_common(t),
+                ("tcpip_base_hdr_size_", hdr), *_common(t),
                 ("numdupacks_", str(t.dupack_threshold)),
                 ("singledup_", _b(t.limited_transmit)))
     return OneWayConfig(ONE_WAY_AGENT[t.variant], sink, settings, sink_settings)

@@ -344,7 +344,8 @@ def flow_columns(workdir: Path, plan: Plan, warm_s: float | None = None,
     timeouts = read_timeouts(workdir, nb, warm_s, seen, events)
     syn_retries = read_syn_retries(workdir, nb, warm_s, events)
     mss = np.array([f.tcp.mss for f in plan.flows], float)
-    wire = mss + np.array([mapping.header_bytes(f.tcp) for f in plan.flows], float)
+    ppp = plan.ppp_frames
+    wire = mss + np.array([mapping.header_bytes(f.tcp, ppp) for f in plan.flows], float)
     size = np.array([f.size_bytes for f in plan.flows], float)
     result = []
     for phase in (1, 0):
@@ -361,7 +362,7 @@ def flow_columns(workdir: Path, plan: Plan, warm_s: float | None = None,
         col["timeouts"][i] = nto
         col["fast_recoveries"][i] = np.maximum(cuts - necn - nto, 0)
         col["ecn_reductions"][i] = necn
-        segs = np.floor(np.maximum(sink - mapping.ONE_WAY_HEADER_BYTES, 0) / wire[i])
+        segs = np.floor(np.maximum(sink - mapping.base_header_bytes(ppp), 0) / wire[i])
         got = segs * mss[i]
         col["bytes_received"][i] = np.where(size[i] > 0, np.minimum(got, size[i]), got)
         result.append(col)
@@ -379,8 +380,8 @@ def read_done(workdir: Path, n: int) -> np.ndarray:
 def hdr_by_row(plan: Plan, native: Collection[int] = ()) -> np.ndarray:
     """Header bytes of a data packet, by flow row (bulk flows, then web connections);
     ``native``: the plan.web groups ns-2's own PackMimeHTTP ran (40-byte headers)."""
-    bulk = [mapping.header_bytes(f.tcp) for f in plan.flows]
-    web = [np.full(len(w), mapping.header_bytes(w.tcp, ppp=g not in native))
+    bulk = [mapping.header_bytes(f.tcp, plan.ppp_frames) for f in plan.flows]
+    web = [np.full(len(w), mapping.header_bytes(w.tcp, ppp=plan.ppp_frames and g not in native))
            for g, w in enumerate(plan.web)]
     return np.concatenate([np.asarray(bulk, float), *web])
 

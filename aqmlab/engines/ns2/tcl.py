@@ -74,24 +74,24 @@ def routes(plan: Plan) -> list[str]:
     return lines
 
 
-def _profile_procs(k: int, tcp: Tcp, full: bool) -> list[str]:
+def _profile_procs(k: int, tcp: Tcp, full: bool, ppp: bool = True) -> list[str]:
     if full:
         cfg = mapping.full_tcp_config(tcp)
         body = "".join(f"; $t set {v} {x}" for v, x in cfg.settings)
         return [f"proc aq_fulltcp_{k} {{}} {{ set t [new {cfg.agent}]{body}; return $t }}"]
-    cfg1 = mapping.one_way_config(tcp)
+    cfg1 = mapping.one_way_config(tcp, ppp)
     agent = "".join(f"; $t set {v} {x}" for v, x in cfg1.agent_settings)
     sink = "".join(f"; $t set {v} {x}" for v, x in cfg1.sink_settings)
     return [f"proc aq_agent_{k} {{}} {{ set t [new {cfg1.agent}]{agent}; return $t }}",
             f"proc aq_sink_{k} {{}} {{ set t [new {cfg1.sink}]{sink}; return $t }}"]
 
 
-def transfer_target(tcp: Tcp, nbytes: float) -> tuple[int, int]:
+def transfer_target(tcp: Tcp, nbytes: float, ppp: bool = True) -> tuple[int, int]:
     """(packets, sink bytes) of a transfer: ns-2's one-way TCP sends whole ``mss`` segments
     after a header-only packet 0 (``syn_``), and its sink counts header bytes too."""
     packets = math.ceil(nbytes / tcp.mss)
-    hdr = mapping.ONE_WAY_HEADER_BYTES
-    return packets, hdr + packets * (tcp.mss + mapping.header_bytes(tcp))
+    hdr = mapping.base_header_bytes(ppp)
+    return packets, hdr + packets * (tcp.mss + mapping.header_bytes(tcp, ppp))
 
 
 def _seed(seed: int, run: int) -> list[str]:
@@ -169,9 +169,10 @@ def script_text(scenario: Scenario, plan: Plan, web: WebPart | None = None,
     for f in plan.flows:
         if f.tcp not in profiles:
             profiles[f.tcp] = len(profiles)
-            out += _profile_procs(profiles[f.tcp], f.tcp, full=False)
+            out += _profile_procs(profiles[f.tcp], f.tcp, full=False, ppp=plan.ppp_frames)
     for i, f in enumerate(plan.flows):
-        target = transfer_target(f.tcp, f.size_bytes)[1] if f.size_bytes > 0 else 0
+        target = (transfer_target(f.tcp, f.size_bytes, plan.ppp_frames)[1]
+                  if f.size_bytes > 0 else 0)
         out.append(f"aq_flow {i} {f.src} {f.dst} {profiles[f.tcp]} {_num(f.start_s)} "
                    f"{int(f.size_bytes)} {target} {_num(f.processing_s)} {f.boot_seed}")
     out += web.setup

@@ -29,7 +29,8 @@ Per connection, as the ns-3 engine's web rows:
   connection's own delay is set in the rule's constant right before its SYN passes.
   DelayBox stops delaying a direction once its FIN has passed (ns-2's own rule).
 - Replay headers: 42 bytes (ns-3's IP + TCP + PPP) after the handshake's 40-byte SYN and
-  SYN/ACK, as the one-way agents' (:mod:`aqmlab.engines.ns2.mapping`); native: 40 bytes.
+  SYN/ACK, as the one-way agents' (:mod:`aqmlab.engines.ns2.mapping`); 40 throughout with
+  ``topology.link_header = "none"``; native: 40 bytes.
 """
 
 from __future__ import annotations
@@ -148,7 +149,7 @@ def web_part(scenario: Scenario, plan: Plan) -> WebPart:
         part.data[DATA] = replay_data(replay)
         stop = run.stop_after_responses or 0
         part.setup.append(f"aq_web_start {DATA} {run.warmup_s!r} {stop} "
-                          f"{mapping.ONE_WAY_HEADER_BYTES}")
+                          f"{mapping.base_header_bytes(plan.ppp_frames)}")
     part.delay_nodes = sorted(delay_nodes)
     return part
 

@@ -56,9 +56,11 @@ def build(cpp: Any, scenario: Scenario, plan: Plan) -> Any:
             exp.AddWebFlows(len(web), *arrays)
     for i, link in enumerate(plan.links):
         if link.flow_delay:
-            exp.SetFlowDelay(i)
+            box = scenario.topology.delay_box == "ns2"
+            exp.SetFlowDelay(i, link.delay_node if box else -1)
     exp.SetTxTime(scenario.topology.tx_time)
     exp.SetQueueWake(scenario.topology.queue_wake)
+    exp.SetLinkHeader(scenario.topology.link_header)
     run = scenario.run
     exp.SetRandomStream(run.random_stream, ns2_seed(run.seed), run.run)
     sample = run.sample_interval_s if run.sample_interval is not None else 0.0

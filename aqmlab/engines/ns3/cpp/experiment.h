@@ -11,6 +11,7 @@
 #include "fast_routing.h"
 #include "flow_delay_channel.h"
 #include "flow_registry.h"
+#include "link_header.h"
 #include "web.h"
 #include "droplist_queue_disc.h"
 #include "event_heap.h"
@@ -42,7 +43,7 @@ namespace aqmlab
 {
 using namespace ns3;
 
-constexpr int AQMLAB_CPP_VERSION = 45;
+constexpr int AQMLAB_CPP_VERSION = 46;
 /// Flow i's sender binds port PORT_BASE + i; receivers listen on LISTEN_PORT_BASE + profile.
 constexpr uint16_t PORT_BASE = 10000;
 constexpr uint16_t LISTEN_PORT_BASE = 5000;
@@ -80,6 +81,7 @@ struct LinkRec
     QueueSpec q[2]; // q[0]: a -> b (on a's device), q[1]: b -> a
     bool probeLink[2] = {false, false};
     bool flowDelay = false; // a FlowDelayChannel: per-flow extra delay (DelayBox)
+    int32_t delayBoxNode = -1; // ns-2's DelayBox in this node (delay_box.h), or -1
 };
 
 class Experiment
@@ -246,10 +248,18 @@ class Experiment
         return m_scripts.back()->flowBase;
     }
 
-    /// Give link `link` a FlowDelayChannel (per-connection delay, both directions).
-    void SetFlowDelay(uint32_t link)
+    /// Give link `link` a FlowDelayChannel (per-connection delay, both directions); with
+    /// `client` >= 0 (one end of the link, topology delay_box "ns2") the delay works as
+    /// ns-2's DelayBox in that node (delay_box.h).
+    void SetFlowDelay(uint32_t link, int32_t client = -1)
     {
-        m_links.at(link).flowDelay = true;
+        LinkRec& l = m_links.at(link);
+        if (client >= 0 && uint32_t(client) != l.a && uint32_t(client) != l.b)
+        {
+            throw std::invalid_argument("a DelayBox node must be an end of its link");
+        }
+        l.flowDelay = true;
+        l.delayBoxNode = client;
     }
 
     /// How transmission times go on ns-3's clock (topology tx_time): "ns3" (nearest time
@@ -261,6 +271,17 @@ class Experiment
             throw std::invalid_argument("tx_time must be ns3 or ns2, not " + mode);
         }
         m_ns2TxTime = mode == "ns2";
+    }
+
+    /// What a frame adds on the wire (topology link_header): "ppp" (ns-3's 2-byte PPP
+    /// header) or "none" (ns-2: a frame takes its IP packet's time, link_header.h).
+    void SetLinkHeader(const std::string& mode)
+    {
+        if (mode != "ppp" && mode != "none")
+        {
+            throw std::invalid_argument("link_header must be ppp or none, not " + mode);
+        }
+        m_linkTrim = mode == "none" ? uint32_t(PppHeader().GetSerializedSize()) : 0;
     }
 
     /// When the queue disc refills a device queue (topology queue_wake): "ns3" (in an
@@ -340,19 +361,23 @@ class Experiment
             LinkRec& l = m_links[i];
             p2p.SetDeviceAttribute("DataRate", StringValue(l.rate));
             p2p.SetChannelAttribute("Delay", StringValue(l.delay));
-            l.devs = l.flowDelay ? InstallDelayLink(l) : p2p.Install(m_nodes.Get(l.a),
-                                                                      m_nodes.Get(l.b));
+            l.devs = l.flowDelay || m_linkTrim > 0 ? InstallOwnChannel(l)
+                                                   : p2p.Install(m_nodes.Get(l.a), m_nodes.Get(l.b));
             for (int d = 0; d < 2; ++d)
             {
                 InstallQueue(l, d);
             }
             if (Ns2ClockSimulatorImpl::Current())
             {
-                Ns2LinkClock::Install(l.devs); // ns-2's clock covers transmission times too
+                Ns2LinkClock::Install(l.devs, m_linkTrim); // transmission times too
             }
-            else if (m_ns2TxTime)
+            if (m_ns2TxTime && !Ns2ClockSimulatorImpl::Current())
             {
-                Ns2TxClock::Install(l.devs);
+                Ns2TxClock::Install(l.devs, m_linkTrim);
+            }
+            else if (m_linkTrim > 0)
+            {
+                HeaderlessTx::Install(l.devs, m_linkTrim);
             }
             if (m_ns2QueueWake)
             {
@@ -395,7 +420,9 @@ class Experiment
             }
             m_queueProbes.push_back(std::make_unique<QueueProbe>(
                 qd, devq, &m_stats, &m_registry, l.q[d].redWq, l.q[d].redPtc));
+            m_queueProbes.back()->frameHeaderBytes = FRAME_HEADER_BYTES - m_linkTrim;
             m_linkProbes.push_back(std::make_unique<LinkProbe>(dev));
+            m_linkProbes.back()->trim = m_linkTrim;
             m_probeNames.push_back(l.q[d].name);
             m_probeRates.push_back(DataRate(l.rate).GetBitRate());
         }
@@ -517,8 +544,15 @@ class Experiment
         {
             if (l.flowDelay)
             {
-                DynamicCast<FlowDelayChannel>(l.devs.Get(0)->GetChannel())
-                    ->Configure(&m_registry, &m_flowInfo);
+                Ptr<FlowDelayChannel> ch =
+                    DynamicCast<FlowDelayChannel>(l.devs.Get(0)->GetChannel());
+                ch->Configure(&m_registry, &m_flowInfo);
+                if (l.delayBoxNode >= 0)
+                {
+                    const uint32_t fromClient = uint32_t(l.delayBoxNode) == l.a ? 0 : 1;
+                    ch->SetDelayBox(fromClient);
+                    DelayBoxEgress::Install(l.devs.Get(fromClient), &m_registry, &m_flowInfo);
+                }
             }
         }
     }
@@ -659,11 +693,15 @@ class Experiment
         return m_nodes.Get(node)->GetObject<Ipv4>()->GetAddress(1, 0).GetLocal();
     }
 
-    /// What PointToPointHelper::Install does, with a FlowDelayChannel.
-    NetDeviceContainer InstallDelayLink(const LinkRec& l)
+    /// What PointToPointHelper::Install does, with aqmlab's channel: a FlowDelayChannel
+    /// (DelayBox) or a HeaderlessChannel, each shortening frames by m_linkTrim bytes.
+    NetDeviceContainer InstallOwnChannel(const LinkRec& l)
     {
-        Ptr<FlowDelayChannel> ch = CreateObject<FlowDelayChannel>();
+        Ptr<HeaderlessChannel> ch = l.flowDelay
+                                        ? Ptr<HeaderlessChannel>(CreateObject<FlowDelayChannel>())
+                                        : CreateObject<HeaderlessChannel>();
         ch->SetAttribute("Delay", StringValue(l.delay));
+        ch->SetTrim(DataRate(l.rate), m_linkTrim);
         NetDeviceContainer devs;
         for (uint32_t n : {l.a, l.b})
         {
@@ -862,6 +900,7 @@ class Experiment
     std::map<std::tuple<uint32_t, uint32_t, uint32_t>, Ptr<WebClient>> m_browseClients;
     uint64_t m_stopAfter = 0, m_webDone = 0, m_webFlows = 0;
     bool m_ns2TxTime = false; // topology tx_time "ns2": Ns2TxClock on every device
+    uint32_t m_linkTrim = 0; // topology link_header "none": bytes a frame takes less (PPP)
     bool m_ns2QueueWake = false; // topology queue_wake "ns2": QueueWake on every device
     bool m_useNs2Rng = false; // run random_stream "ns2": RED and holds draw from m_ns2Rng
     Ns2Rng m_ns2Rng;

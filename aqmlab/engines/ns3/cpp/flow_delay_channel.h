@@ -8,6 +8,8 @@
 #pragma once
 #include "flow_registry.h"
 #include "flow_stats.h"
+#include "delay_box.h"
+#include "link_header.h"
 
 #include "ns3/internet-module.h"
 #include "ns3/point-to-point-module.h"
@@ -16,13 +18,13 @@ namespace aqmlab
 {
 using namespace ns3;
 
-class FlowDelayChannel : public PointToPointChannel
+class FlowDelayChannel : public HeaderlessChannel
 {
   public:
     static TypeId GetTypeId()
     {
         static TypeId tid = TypeId("aqmlab::FlowDelayChannel")
-                                .SetParent<PointToPointChannel>()
+                                .SetParent<HeaderlessChannel>()
                                 .SetGroupName("PointToPoint");
         return tid;
     }
@@ -33,19 +35,26 @@ class FlowDelayChannel : public PointToPointChannel
         m_flows = flows;
     }
 
-    bool TransmitStart(Ptr<const Packet> p, Ptr<PointToPointNetDevice> src, Time txTime) override
+    /// ns-2's DelayBox (delay_box.h): packets from the client, on wire `fromClient`, were
+    /// delayed in its node already (DelayBoxEgress); only packets to it get their delay here.
+    void SetDelayBox(uint32_t fromClient)
     {
-        const uint32_t wire = src == GetSource(0) ? 0 : 1;
-        Ptr<PointToPointNetDevice> dst = GetDestination(wire);
-        Ptr<Packet> copy = p->Copy();
-        Simulator::ScheduleWithContext(dst->GetNode()->GetId(),
-                                       txTime + GetDelay() + Seconds(ExtraDelay(copy)),
-                                       &PointToPointNetDevice::Receive, dst, copy);
-        return true;
+        m_fromClientOnly = true;
+        m_fromClient = fromClient;
+    }
+
+  protected:
+    Time ExtraDelay(Ptr<const Packet> p, uint32_t wire) override
+    {
+        if (m_fromClientOnly && wire == m_fromClient)
+        {
+            return Time(0);
+        }
+        return Seconds(ExtraDelaySeconds(p));
     }
 
   private:
-    double ExtraDelay(Ptr<const Packet> p) const
+    double ExtraDelaySeconds(Ptr<const Packet> p) const
     {
         if (!m_registry)
         {
@@ -84,6 +93,8 @@ class FlowDelayChannel : public PointToPointChannel
 
     const FlowRegistry* m_registry{nullptr};
     const std::vector<FlowInfo>* m_flows{nullptr};
+    bool m_fromClientOnly = false; // ns-2's DelayBox (delay_box = "ns2")
+    uint32_t m_fromClient = 0;     // the wire from the client's device
 };
 
 } // namespace aqmlab

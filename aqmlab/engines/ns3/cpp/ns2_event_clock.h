@@ -405,7 +405,8 @@ UseEventClock(const std::string& mode)
 class Ns2LinkClock : public SimpleRefCount<Ns2LinkClock>
 {
   public:
-    explicit Ns2LinkClock(Ptr<PointToPointNetDevice> dev)
+    Ns2LinkClock(Ptr<PointToPointNetDevice> dev, uint32_t trim)
+        : m_trim(trim)
     {
         DataRateValue rate;
         dev->GetAttribute("DataRate", rate);
@@ -416,14 +417,16 @@ class Ns2LinkClock : public SimpleRefCount<Ns2LinkClock>
         m_delayS = double(static_cast<long double>(m_delaySteps) / Seconds(1).GetTimeStep());
     }
 
-    static void Install(const NetDeviceContainer& devs)
+    /// Install on every point-to-point device of `devs`, for frames `trim` bytes shorter on
+    /// the wire (link_header.h: HeaderlessTx starts the next frame that much sooner).
+    static void Install(const NetDeviceContainer& devs, uint32_t trim = 0)
     {
         for (uint32_t i = 0; i < devs.GetN(); ++i)
         {
             Ptr<PointToPointNetDevice> dev = DynamicCast<PointToPointNetDevice>(devs.Get(i));
             if (dev)
             {
-                Ptr<Ns2LinkClock> clock = Create<Ns2LinkClock>(dev);
+                Ptr<Ns2LinkClock> clock = Create<Ns2LinkClock>(dev, trim);
                 dev->TraceConnectWithoutContext("PhyTxBegin",
                                                 MakeCallback(&Ns2LinkClock::OnTxBegin, clock));
             }
@@ -438,7 +441,7 @@ class Ns2LinkClock : public SimpleRefCount<Ns2LinkClock>
         {
             return;
         }
-        const uint32_t bytes = p->GetSize();
+        const uint32_t bytes = p->GetSize() > m_trim ? p->GetSize() - m_trim : 0; // on the wire
         const int64_t txSteps = m_rate.CalculateBytesTxTime(bytes).GetTimeStep();
         const double start = sim->NowDouble();
         const double txt = 8. * bytes / double(m_rate.GetBitRate()); // LinkDelay::txtime
@@ -450,6 +453,7 @@ class Ns2LinkClock : public SimpleRefCount<Ns2LinkClock>
     }
 
     DataRate m_rate;
+    uint32_t m_trim = 0;
     int64_t m_delaySteps = 0;
     double m_delayS = 0;
 };

@@ -33,6 +33,7 @@
 #include "ns3/core-module.h"
 #include "ns3/network-module.h"
 #include "ns3/point-to-point-module.h"
+#include "link_header.h"
 
 #include <cmath>
 #include <cstdint>
@@ -123,27 +124,29 @@ struct Ns2BusyClock
 class Ns2TxClock : public SimpleRefCount<Ns2TxClock>
 {
   public:
-    explicit Ns2TxClock(Ptr<PointToPointNetDevice> dev)
+    Ns2TxClock(Ptr<PointToPointNetDevice> dev, uint32_t trim)
         : m_dev(dev)
     {
         DataRateValue rate;
         dev->GetAttribute("DataRate", rate);
         m_rate = rate.Get();
+        m_shortening = FrameShortening(m_rate, trim);
         m_stepsPerSecond = Seconds(1).GetTimeStep();
         m_busyClock.stepsPerSecond = m_stepsPerSecond;
         dev->SetInterframeGap(Time(0));
     }
 
-    /// Install on every point-to-point device of `devs`; the clocks live as long as the
-    /// devices' trace callbacks.
-    static void Install(const NetDeviceContainer& devs)
+    /// Install on every point-to-point device of `devs`, for frames `trim` bytes shorter on
+    /// the wire (link_header.h; 0: ns-3's frames); the clocks live as long as the devices'
+    /// trace callbacks.
+    static void Install(const NetDeviceContainer& devs, uint32_t trim = 0)
     {
         for (uint32_t i = 0; i < devs.GetN(); ++i)
         {
             Ptr<PointToPointNetDevice> dev = DynamicCast<PointToPointNetDevice>(devs.Get(i));
             if (dev)
             {
-                Ptr<Ns2TxClock> clock = Create<Ns2TxClock>(dev);
+                Ptr<Ns2TxClock> clock = Create<Ns2TxClock>(dev, trim);
                 dev->TraceConnectWithoutContext(
                     "PhyTxBegin", MakeCallback(&Ns2TxClock::OnTxBegin, clock));
             }
@@ -194,9 +197,13 @@ class Ns2TxClock : public SimpleRefCount<Ns2TxClock>
 
     void OnTxBegin(Ptr<const Packet> p)
     {
-        const Time gap = m_stepsPerSecond > 1000000000
-                             ? FineGap(p->GetSize(), Simulator::Now().GetTimeStep())
-                             : Gap(p->GetSize(), Simulator::Now().GetSeconds());
+        // ns-2's time for the frame's wire bytes, against ns-3's rounding of those bytes;
+        // then as much sooner as ns-3's own frame is longer (link_header.h)
+        const uint32_t bytes = m_shortening.WireBytes(p->GetSize());
+        const Time gap = (m_stepsPerSecond > 1000000000
+                              ? FineGap(bytes, Simulator::Now().GetTimeStep())
+                              : Gap(bytes, Simulator::Now().GetSeconds())) -
+                         m_shortening.Of(p->GetSize());
         if (gap != m_gap)
         {
             m_dev->SetInterframeGap(gap);
@@ -209,6 +216,7 @@ class Ns2TxClock : public SimpleRefCount<Ns2TxClock>
     int64_t m_stepsPerSecond = 0;
     Time m_gap{0};
     std::map<uint32_t, Rounded> m_times; // per packet size
+    FrameShortening m_shortening;         // link_header "none"
     Ns2BusyClock m_busyClock; // finer than 1 ns
 };
 

@@ -74,6 +74,10 @@ inline const double FRAME_HEADER_BYTES = double(PppHeader().GetSerializedSize())
 class QueueProbe
 {
   public:
+    /// Bytes a frame adds to its IP packet on the wire: the PPP header, or none with
+    /// topology link_header "none" (link_header.h).
+    double frameHeaderBytes = FRAME_HEADER_BYTES;
+
     QueueProbe(Ptr<QueueDisc> qd,
                Ptr<Queue<Packet>> devq,
                std::vector<FlowStats>* flows,
@@ -138,7 +142,8 @@ class QueueProbe
     /// and the device queue's frames.
     double FrameBytes() const
     {
-        return m_qdBytes + FRAME_HEADER_BYTES * m_qdPkts + m_devBytes;
+        return m_qdBytes + frameHeaderBytes * m_qdPkts + m_devBytes -
+               (FRAME_HEADER_BYTES - frameHeaderBytes) * m_devPkts;
     }
 
     /// Simulator::Now().GetSeconds(), converted once per time step (ProbeClock).
@@ -191,7 +196,7 @@ class QueueProbe
     void Arrival(Ptr<const QueueDiscItem> item, double queued)
     {
         c.arrivals += 1;
-        c.arrivalBytes += item->GetSize() + FRAME_HEADER_BYTES;
+        c.arrivalBytes += item->GetSize() + frameHeaderBytes;
         if (m_wq > 0)
         {
             const double now = NowSeconds();
@@ -233,7 +238,7 @@ class QueueProbe
     void Drop(Ptr<const QueueDiscItem> item, const char* reason)
     {
         c.drops += 1;
-        c.dropBytes += item->GetSize() + FRAME_HEADER_BYTES;
+        c.dropBytes += item->GetSize() + frameHeaderBytes;
         bool unforced = false;
         if (std::strstr(reason, "Forced"))
         {
@@ -362,7 +367,7 @@ class QueueProbe
     double m_nowSeconds = 0; // ... and its seconds
 };
 
-/// Bytes (PPP frames) that left one point-to-point device.
+/// Bytes that left one point-to-point device: its frames, less `trim` each (link_header.h).
 class LinkProbe
 {
   public:
@@ -372,6 +377,7 @@ class LinkProbe
     }
 
     double bytes = 0, packets = 0, warmBytes = 0, warmPackets = 0;
+    double trim = 0; // bytes a frame takes less on the wire (link_header.h)
 
     void Snapshot()
     {
@@ -382,7 +388,7 @@ class LinkProbe
   private:
     void OnTx(Ptr<const Packet> p)
     {
-        bytes += p->GetSize();
+        bytes += p->GetSize() - trim;
         packets += 1;
     }
 };
