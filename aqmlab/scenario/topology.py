@@ -91,8 +91,9 @@ RTTs) on a client cloud's access link; ns-2 runs always use ns-2.35's DelayBox:
   the order they were sent: with "channel", two connections 0.5 and 20 ms from their
   servers whose packets left the client within 0.1 ms of each other took the 100 Mb/s
   link in the other order, and one response ended 1.7 ms apart from ns-2.35 (Weigle's
-  80 % load, seed 1, 0.55 s). DelayBox's end of a flow at its FIN is not modelled
-  (cpp/delay_box.h says why). Serialised only when "ns2".
+  80 % load, seed 1, 0.55 s). And a direction's entry in the DelayBox ends when its FIN
+  leaves the box: packets queued behind the FIN are lost with the box's queue, later ones
+  (the FIN's retransmission, the ACKs after it) pass undelayed. Serialised only when "ns2".
 """
 
 from __future__ import annotations

@@ -31,10 +31,8 @@ def test_the_same_packets_carry_the_same_bytes():
     way on both engines (5 per connection client to server, 3 back), and the same bytes
     but for the handshake's options (ns-3's SYN and SYN/ACK carry window scaling, 4 B with
     padding; ns-2's are 40 B). With 40-byte headers ns-2 sent 2 B less per packet.
-    Responses of two or more whole segments would differ by a packet each way: Full-TCP
-    puts its FIN on a segment only if nothing is outstanding when it leaves, else sends it
-    alone once everything is acknowledged (a short last segment waits for that anyway,
-    under Nagle, so PackMime's responses rarely meet the case)."""
+    Responses of two or more whole segments send a bare FIN on both (``tcp.fin_rule``,
+    test_fin_rule.py)."""
     (_, s3), (_, s2) = _run("ns3", [1000] * N), _run("ns2", [1000] * N)
     for link, (pkts3, bytes3) in s3.items():
         pkts2, bytes2 = s2[link]

@@ -396,6 +396,18 @@ MECHANISMS = (
         "reverse bottleneck (0.22 ms), where the runs parted at 89.746 s "
         "(test_transfer_close.py). Web connections (Full-TCP) keep 'fin'."),
     Mechanism(
+        "fin_rule", ("ns3", "full_tcp"), "ns3", "full_tcp", "ns3",
+        "Where a closing sender's FIN goes: on the segment that empties the send buffer "
+        "(ns-3), or on it only if nothing is outstanding as it leaves, else alone once "
+        "everything is acknowledged, in the event of that ACK (ns-2's Full-TCP: foutput() "
+        "sets the FIN when close_on_empty_ and highest_ack_ == maxseq_; recv() calls "
+        "send_much(1) at an ACK of maxseq_). A web response of two or more segments whose "
+        "last one leaves with data outstanding sends one packet more on ns-2.35 (Weigle's "
+        "80 % load, seed 1: responses 32 us apart, one 40-byte packet at 10 Mb/s), and "
+        "ns-2's DelayBox, which ends a flow when its FIN leaves, treats a retransmission "
+        "after ns-3's earlier FIN otherwise (test_fin_rule.py). One-way agents (bulk "
+        "flows, transfers) have no FIN to place (transfer_close)."),
+    Mechanism(
         "dupacks_after_timeout", ("ignored", "limited_transmit"), "limited_transmit",
         "ignored", "ignored",
         "Duplicate ACKs after a timeout (limited transmit on): ignored until the "
@@ -580,6 +592,7 @@ def ns3_attributes(tcp: Tcp, one_way: bool) -> tuple[tuple[str, str], ...]:
         ("HeldBeyondWindowUnsent", on("held_beyond_window", "unsent")),
         ("FullLastSegment", on("last_segment", "full")),
         ("NoFinAfterTransfer", on("transfer_close", "none")),
+        ("FullTcpFin", on("fin_rule", "full_tcp")),
     )
 
 

@@ -180,7 +180,10 @@ class Tcp(Spec):
       transfer as whole segments: the last one is padded to the MSS and, like any other,
       needs a whole segment of window; ns-3 sends the bytes left once they fit);
       ``transfer_close`` "fin" | "none" (ns-2's one-way agents end a transfer without a
-      FIN: the last segment's ACK may be delayed, and no FIN follows from either end).
+      FIN: the last segment's ACK may be delayed, and no FIN follows from either end);
+      ``fin_rule`` "ns3" | "full_tcp" (ns-2's Full-TCP puts its FIN on the last segment
+      only if nothing is outstanding as it leaves, else sends it alone once everything is
+      acknowledged).
     """
 
     variant: str = "reno"
@@ -243,6 +246,7 @@ class Tcp(Spec):
     syn_timeout_ssthresh: str = "auto"
     last_segment: str = "auto"
     transfer_close: str = "auto"
+    fin_rule: str = "auto"
 
     def __post_init__(self) -> None:
         TCP_VARIANTS.lookup(self.variant, "variant")

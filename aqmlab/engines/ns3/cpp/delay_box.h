@@ -8,12 +8,15 @@
 // one transmission time of each other then meet the 100 Mb/s link in their sending order,
 // not in the order their delays end. DelayBoxEgress delays outgoing packets in the node.
 //
-// Not modelled: a direction's entry in DelayBox's flow table ends when its FIN leaves the
-// box (DelayBoxClassifier::timeout deletes the flow and its queue), so packets that entered
-// behind the FIN are freed with the queue and later ones pass without delay. Full-TCP sends
-// its FIN once everything is acknowledged (a bare FIN, unless the last segment left with
-// nothing outstanding), ns-3 on the last segment: with ns-3's FIN the rule would let a
-// retransmission after it skip the delay, which on ns-2 it does not (the FIN comes later).
+// A direction's entry in DelayBox's flow table ends when its FIN leaves the box
+// (DelayBoxClassifier::timeout deletes the flow and its queue): packets that entered behind
+// the FIN are freed with the queue, and packets that come later are not recognised (only a
+// 40-byte SYN opens an entry) and pass without delay: the FIN's retransmission, the
+// ACKs that follow it. Full-TCP sends its FIN once everything is acknowledged unless the
+// last segment left with nothing outstanding (tcp.fin_rule "full_tcp"), so no data follows
+// it; with ns-3's FIN on the last segment (fin_rule "ns3") a retransmission after that
+// FIN would skip the delay, which on ns-2.35 it does not. DelayBoxBook keeps, per flow and
+// direction, when its FIN leaves.
 #pragma once
 #include "flow_registry.h"
 #include "flow_stats.h"
@@ -28,38 +31,80 @@ namespace aqmlab
 {
 using namespace ns3;
 
+/// When each flow's FIN leaves the DelayBox, per direction (0: from the client, 1: to it).
+class DelayBoxBook
+{
+  public:
+    /// The extra delay of a packet of flow `f` entering the box at `now` (s) in direction
+    /// `dir` with delay `delay` (s): `delay`, 0 once the direction's FIN has left, or -1 if
+    /// it entered behind a FIN still in the box (lost with the box's queue).
+    double Enter(int64_t f, int dir, double now, double delay, bool fin)
+    {
+        if (f < 0 || delay <= 0)
+        {
+            return delay > 0 ? delay : 0;
+        }
+        const size_t i = 2 * size_t(f) + dir;
+        if (i >= m_finOut.size())
+        {
+            m_finOut.resize(i + 2, -1.0);
+        }
+        double& out = m_finOut[i];
+        if (out >= 0)
+        {
+            return now < out ? -1.0 : 0.0;
+        }
+        if (fin)
+        {
+            out = now + delay;
+        }
+        return delay;
+    }
+
+  private:
+    std::vector<double> m_finOut; // per flow and direction: when its FIN leaves (-1: none yet)
+};
+
 /// The client node's traffic control for its access device: each outgoing packet of a
 /// delayed flow reaches the real TrafficControlLayer (queue disc, device) after its flow's
-/// delay, as ns-2's DelayBox sends it on to the client's link.
+/// delay (DelayBoxBook's rules), as ns-2's DelayBox sends it on to the client's link.
 class DelayBoxEgress : public TrafficControlLayer
 {
   public:
     DelayBoxEgress(Ptr<TrafficControlLayer> real, const FlowRegistry* registry,
-                   const std::vector<FlowInfo>* flows)
+                   const std::vector<FlowInfo>* flows, DelayBoxBook* book)
         : m_real(real),
           m_registry(registry),
-          m_flows(flows)
+          m_flows(flows),
+          m_book(book)
     {
     }
 
     /// Put the egress in front of `dev`'s interface on its node.
     static void Install(Ptr<NetDevice> dev, const FlowRegistry* registry,
-                        const std::vector<FlowInfo>* flows)
+                        const std::vector<FlowInfo>* flows, DelayBoxBook* book)
     {
         Ptr<Node> node = dev->GetNode();
         Ptr<Ipv4L3Protocol> ip = node->GetObject<Ipv4L3Protocol>();
         const int32_t i = ip->GetInterfaceForDevice(dev);
         Ptr<TrafficControlLayer> real = node->GetObject<TrafficControlLayer>();
         ip->GetInterface(i)->SetTrafficControl(
-            CreateObject<DelayBoxEgress>(real, registry, flows));
+            CreateObject<DelayBoxEgress>(real, registry, flows, book));
     }
 
     void Send(Ptr<NetDevice> device, Ptr<QueueDiscItem> item) override
     {
         bool data = false;
-        const int64_t f = m_registry->Lookup(item, data);
-        const double d = f >= 0 ? (*m_flows)[f].delay : 0.0;
-        if (d <= 0)
+        uint8_t flags = 0;
+        const int64_t f = m_registry->Lookup(item, data, &flags);
+        const double delay = f >= 0 ? (*m_flows)[f].delay : 0.0;
+        const double d = m_book->Enter(f, 0, Simulator::Now().GetSeconds(), delay,
+                                       flags & TcpHeader::FIN);
+        if (d < 0)
+        {
+            return; // behind a FIN in the box
+        }
+        if (d == 0)
         {
             m_real->Send(device, item);
             return;
@@ -71,6 +116,7 @@ class DelayBoxEgress : public TrafficControlLayer
     Ptr<TrafficControlLayer> m_real;
     const FlowRegistry* m_registry;
     const std::vector<FlowInfo>* m_flows;
+    DelayBoxBook* m_book;
 };
 
 } // namespace aqmlab

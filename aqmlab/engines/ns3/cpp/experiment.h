@@ -43,7 +43,7 @@ namespace aqmlab
 {
 using namespace ns3;
 
-constexpr int AQMLAB_CPP_VERSION = 46;
+constexpr int AQMLAB_CPP_VERSION = 47;
 /// Flow i's sender binds port PORT_BASE + i; receivers listen on LISTEN_PORT_BASE + profile.
 constexpr uint16_t PORT_BASE = 10000;
 constexpr uint16_t LISTEN_PORT_BASE = 5000;
@@ -550,8 +550,9 @@ class Experiment
                 if (l.delayBoxNode >= 0)
                 {
                     const uint32_t fromClient = uint32_t(l.delayBoxNode) == l.a ? 0 : 1;
-                    ch->SetDelayBox(fromClient);
-                    DelayBoxEgress::Install(l.devs.Get(fromClient), &m_registry, &m_flowInfo);
+                    ch->SetDelayBox(&m_delayBox, fromClient);
+                    DelayBoxEgress::Install(l.devs.Get(fromClient), &m_registry, &m_flowInfo,
+                                            &m_delayBox);
                 }
             }
         }
@@ -901,6 +902,7 @@ class Experiment
     uint64_t m_stopAfter = 0, m_webDone = 0, m_webFlows = 0;
     bool m_ns2TxTime = false; // topology tx_time "ns2": Ns2TxClock on every device
     uint32_t m_linkTrim = 0; // topology link_header "none": bytes a frame takes less (PPP)
+    DelayBoxBook m_delayBox; // topology delay_box "ns2": when each flow's FINs leave
     bool m_ns2QueueWake = false; // topology queue_wake "ns2": QueueWake on every device
     bool m_useNs2Rng = false; // run random_stream "ns2": RED and holds draw from m_ns2Rng
     Ns2Rng m_ns2Rng;

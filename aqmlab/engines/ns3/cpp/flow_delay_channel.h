@@ -36,31 +36,40 @@ class FlowDelayChannel : public HeaderlessChannel
     }
 
     /// ns-2's DelayBox (delay_box.h): packets from the client, on wire `fromClient`, were
-    /// delayed in its node already (DelayBoxEgress); only packets to it get their delay here.
-    void SetDelayBox(uint32_t fromClient)
+    /// delayed in its node already (DelayBoxEgress); packets to it enter `book`'s box.
+    void SetDelayBox(DelayBoxBook* book, uint32_t fromClient)
     {
-        m_fromClientOnly = true;
+        m_book = book;
         m_fromClient = fromClient;
     }
 
   protected:
-    Time ExtraDelay(Ptr<const Packet> p, uint32_t wire) override
+    Time ExtraDelay(Ptr<const Packet> p, uint32_t wire, Time arrival) override
     {
-        if (m_fromClientOnly && wire == m_fromClient)
+        if (m_book && wire == m_fromClient)
         {
             return Time(0);
         }
-        return Seconds(ExtraDelaySeconds(p));
+        bool fin = false;
+        int64_t f = -1;
+        const double delay = ExtraDelaySeconds(p, f, fin);
+        if (!m_book)
+        {
+            return Seconds(delay);
+        }
+        const double d = m_book->Enter(f, 1, (Simulator::Now() + arrival).GetSeconds(), delay, fin);
+        return d < 0 ? Seconds(-1) : Seconds(d);
     }
 
   private:
-    double ExtraDelaySeconds(Ptr<const Packet> p) const
+    /// The packet's flow delay; `flow` its flow (-1: none), `fin` whether it carries a FIN.
+    double ExtraDelaySeconds(Ptr<const Packet> p, int64_t& flow, bool& fin) const
     {
         if (!m_registry)
         {
             return 0;
         }
-        uint8_t b[26]; // PPP (2 bytes), IPv4 without options (20), TCP ports (4)
+        uint8_t b[36]; // PPP (2 bytes), IPv4 without options (20), TCP up to its flags (14)
         if (RawHeadersEnabled() && p->GetSize() >= 42 && p->CopyData(b, sizeof(b)) &&
             b[2] == 0x45) // IPv4, 20-byte header: else the headers are parsed below
         {
@@ -75,6 +84,8 @@ class FlowDelayChannel : public HeaderlessChannel
             const int64_t f =
                 m_registry->Lookup(Ipv4Address(u32(14)), uint16_t(b[22] << 8 | b[23]),
                                    Ipv4Address(u32(18)), uint16_t(b[24] << 8 | b[25]));
+            flow = f;
+            fin = b[35] & TcpHeader::FIN;
             return f >= 0 ? (*m_flows)[f].delay : 0.0;
         }
         Ptr<Packet> c = p->Copy();
@@ -88,13 +99,15 @@ class FlowDelayChannel : public HeaderlessChannel
         }
         const int64_t f = m_registry->Lookup(ip.GetSource(), tcp.GetSourcePort(),
                                              ip.GetDestination(), tcp.GetDestinationPort());
+        flow = f;
+        fin = tcp.GetFlags() & TcpHeader::FIN;
         return f >= 0 ? (*m_flows)[f].delay : 0.0;
     }
 
     const FlowRegistry* m_registry{nullptr};
     const std::vector<FlowInfo>* m_flows{nullptr};
-    bool m_fromClientOnly = false; // ns-2's DelayBox (delay_box = "ns2")
-    uint32_t m_fromClient = 0;     // the wire from the client's device
+    DelayBoxBook* m_book{nullptr}; // ns-2's DelayBox (delay_box = "ns2"), or none
+    uint32_t m_fromClient = 0;      // the wire from the client's device
 };
 
 } // namespace aqmlab

@@ -93,14 +93,20 @@ class HeaderlessChannel : public PointToPointChannel
         Ptr<PointToPointNetDevice> dst = GetDestination(wire);
         Ptr<Packet> copy = p->Copy();
         const Time arrival = txTime - m_shortening.Of(p->GetSize()) + GetDelay();
-        Simulator::ScheduleWithContext(dst->GetNode()->GetId(), arrival + ExtraDelay(copy, wire),
+        const Time extra = ExtraDelay(copy, wire, arrival);
+        if (extra.IsStrictlyNegative())
+        {
+            return true; // lost on the way (FlowDelayChannel: behind a FIN in a DelayBox)
+        }
+        Simulator::ScheduleWithContext(dst->GetNode()->GetId(), arrival + extra,
                                        &PointToPointNetDevice::Receive, dst, copy);
         return true;
     }
 
   protected:
-    /// Extra delay of this packet on `wire` (0: from device 0). None here.
-    virtual Time ExtraDelay(Ptr<const Packet>, uint32_t /*wire*/)
+    /// Extra delay of this packet on `wire` (0: from device 0), which reaches the far end
+    /// `arrival` from now; negative: it is lost. None here.
+    virtual Time ExtraDelay(Ptr<const Packet>, uint32_t /*wire*/, Time /*arrival*/)
     {
         return Time(0);
     }

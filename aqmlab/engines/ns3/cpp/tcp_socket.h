@@ -469,6 +469,14 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
                               "(see Sender::Fill)",
                               BooleanValue(false),
                               MakeBooleanAccessor(&AqmTcpSocket::m_noFinAfterTransfer),
+                              MakeBooleanChecker())
+                .AddAttribute("FullTcpFin",
+                              "A closing sender puts its FIN on the segment that empties "
+                              "the send buffer only if nothing is outstanding as it leaves, "
+                              "else sends it alone once everything is acknowledged (ns-2's "
+                              "Full-TCP, see \"Full-TCP's FIN\"); false: ns-3, on that segment",
+                              BooleanValue(false),
+                              MakeBooleanAccessor(&AqmTcpSocket::m_fullTcpFin),
                               MakeBooleanChecker());
         return tid;
     }
@@ -527,6 +535,7 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
           m_ackedHeldDropped(other.m_ackedHeldDropped),
           m_fullLastSegment(other.m_fullLastSegment),
           m_noFinAfterTransfer(other.m_noFinAfterTransfer),
+          m_fullTcpFin(other.m_fullTcpFin),
           m_scaleWanted(other.m_scaleWanted),
           m_sackWanted(other.m_sackWanted),
           m_stats(nullptr)
@@ -800,6 +809,7 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         if (m_state == ESTABLISHED)
         {
             AckOfFin(packet);
+            m_bareFinIn = m_fullTcpFin && IsBareFin(packet);
         }
         const bool synSent = m_state == SYN_SENT;
         RegisterFastOnce(); // later segments skip ns-3's linear endpoint scan
@@ -1089,9 +1099,61 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         {
             TcpSocketBase::ReceivedAck(packet, header);
         }
+        FullTcpFinWhenAcked();
         if (m_tracePort)
         {
             Trace('A', tcpHeader.GetAckNumber());
+        }
+    }
+
+    // ---- Full-TCP's FIN (FullTcpFin) ---------------------------------------------------
+    // ns-2.35's Full-TCP, closed with data to send (close_on_empty_, as PackMime's and
+    // aqmlab's web servers close), sets the FIN on the segment that empties its buffer only
+    // if that segment leaves with nothing outstanding (foutput(): quiet = highest_ack_ ==
+    // maxseq_); otherwise no FIN rides on it, and the ACK of everything (recv(): ackno ==
+    // maxseq_ sets needoutput, send_much(1)) sends a bare FIN. ns-3 puts the FIN on the
+    // segment that empties the buffer (SendDataPacket with m_closeOnEmpty). A segment sent
+    // with data outstanding therefore leaves here with m_closeOnEmpty off for that call,
+    // and the ACK that leaves nothing in the buffer sends the FIN alone (DoClose).
+
+    /// Whether this send should leave without the FIN ns-3 would put on it (once the FIN
+    /// is out, a resent last segment carries it on both: outflags() in FIN_WAIT_1).
+    bool FullTcpFinHeld() const
+    {
+        return m_fullTcpFin && m_closeOnEmpty &&
+               (m_state == ESTABLISHED || m_state == CLOSE_WAIT) &&
+               m_txBuffer->HeadSequence() != m_tcb->m_highTxMark.Get();
+    }
+
+    /// Whether `packet` (TCP header first) is a FIN without data.
+    static bool IsBareFin(Ptr<const Packet> packet)
+    {
+        TcpHeader h;
+        packet->PeekHeader(h);
+        return (h.GetFlags() & TcpHeader::FIN) && packet->GetSize() == h.GetSerializedSize();
+    }
+
+  public:
+    /// For an application closing at the peer's FIN (web clients): a bare FIN is
+    /// acknowledged at once, before our own FIN leaves (Full-TCP's recv(): TF_ACKNOW, then
+    /// usrclosed() in CLOSE_WAIT); a FIN on data already was, by that data's ACK.
+    void AckBareFin()
+    {
+        if (m_bareFinIn)
+        {
+            m_bareFinIn = false;
+            SendEmptyPacket(TcpHeader::ACK);
+        }
+    }
+
+  protected:
+    /// After an ACK: the FIN held back, once nothing is left to acknowledge or send.
+    void FullTcpFinWhenAcked()
+    {
+        if (m_fullTcpFin && m_closeOnEmpty && m_txBuffer->Size() == 0 &&
+            (m_state == ESTABLISHED || m_state == CLOSE_WAIT))
+        {
+            DoClose();
         }
     }
 
@@ -3250,7 +3312,10 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
             retrans && m_tcb->m_congState == TcpSocketState::CA_RECOVERY;
         const bool cwr = CwrBeforeSend(retrans);
         const SendScope scope(this, {seq, maxSize, false, retrans, 0, true});
+        const bool finHeld = FullTcpFinHeld();
+        m_closeOnEmpty = m_closeOnEmpty && !finHeld;
         const uint32_t sz = SendDataPacketEct(seq, maxSize, withAck, retrans);
+        m_closeOnEmpty = m_closeOnEmpty || finHeld;
         SendContext::fastRetransmit = false;
         m_cwrSending = false;
         if (cwr && sz > 0)
@@ -3730,6 +3795,8 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     bool m_heldBeyondWindowUnsent{false}; // HeldBeyondWindowUnsent
     bool m_fullLastSegment{false};    // FullLastSegment (read by the Sender application)
     bool m_noFinAfterTransfer{false}; // NoFinAfterTransfer (read by the Sender application)
+    bool m_fullTcpFin{false};         // FullTcpFin: "Full-TCP's FIN"
+    bool m_bareFinIn{false};          // FullTcpFin: the peer's FIN came without data
     std::shared_ptr<HoldListeners> m_holdTable; // ListenToHold
     uint32_t m_holdFlow{0};
     std::deque<HeldSend> m_heldSends; // in the hold, in order

@@ -430,6 +430,11 @@ class WebClient : public Application
         // The peer's FIN is in: close our side now, with ShutdownSend so that ns-3 does not
         // follow our FIN with a redundant ACK (TcpSocketBase::DoPeerClose acknowledges the
         // FIN unless the send side is shut down); the FIN carries that ACK, as in ns-2.
+        // Full-TCP acknowledges a bare FIN first (AckBareFin, "Full-TCP's FIN").
+        if (Ptr<AqmTcpSocket> a = DynamicCast<AqmTcpSocket>(s))
+        {
+            a->AckBareFin();
+        }
         s->ShutdownSend();
         s->Close();
         Release(s);
