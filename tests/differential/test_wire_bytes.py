@@ -114,3 +114,21 @@ def test_headerless_frames_keep_bulk_flows_identical_on_ns2s_clocks():
         assert np.array_equal(f3[col].to_numpy(), f2[col].to_numpy()), col
     ppp = flows("ns3", "ppp")
     assert not np.array_equal(f3.bytes_delivered.to_numpy(), ppp.bytes_delivered.to_numpy())
+
+
+def test_headerless_sack_acks_carry_ns3s_option_bytes():
+    """SACK web connections with ``link_header = "none"``: ns-2's replay still takes ns-3's
+    SACK option size (kind and length padded to 4 bytes), so a response losing three
+    segments of one flight ends at the same instant with the same bytes each way (with
+    ns-2's own 2 bytes the client's ACKs carried 34 bytes less)."""
+    from tests.differential.planned import forward_drops
+
+    out = {}
+    for engine in ("ns3", "ns2"):
+        sc = forward_drops((18, 20, 22), {"variant": "sack", "syn_options": "none"}).replace(
+            **{"topology.link_header": "none"})
+        df, raw = run(sc, engine, [300], [40 * MSS + 500])
+        assert df.completed.all(), engine
+        out[engine] = (float(df.response_time_s.iloc[0]), list(raw.link_bytes))
+    assert abs(out["ns3"][0] - out["ns2"][0]) < 1e-12
+    assert out["ns3"][1] == out["ns2"][1]

@@ -59,7 +59,7 @@ proc aq_web_pair {c s prof} {
     set st [aq_fulltcp_$prof]
     $ns attach-agent $N($c) $ct
     $ns attach-agent $N($s) $st
-    if {$AQ(web,hdr) > 40 && [$ct info class] == "Agent/TCP/FullTcp/Sack"} {
+    if {[$ct info class] == "Agent/TCP/FullTcp/Sack"} {
         # ns-3's SACK option: kind and length padded to 4 bytes (ns-2: 2), 8 per block
         $ct set sack_option_size_ 4
         $st set sack_option_size_ 4
