@@ -31,8 +31,12 @@ class PlanLink:
     queues: tuple[Queue | None, Queue | None]
     probes: tuple[str | None, str | None] = (None, None)
     hold: tuple[bool, bool] = (False, False)  # random processing time on this direction
-    flow_delay: bool = False  # per-connection extra delay (DelayBox) on this link
-    delay_node: int = -1  # with flow_delay: the client end, whose node holds the DelayBox
+    delay_node: int = -1  # per-connection extra delay (DelayBox): the client end, or -1
+
+    @property
+    def flow_delay(self) -> bool:
+        """Whether connections get their own extra delay on this link (DelayBox)."""
+        return self.delay_node >= 0
 
 
 @dataclass
@@ -272,7 +276,6 @@ class GroupPlanner:
     def delay_per_connection(self, clients: list[int]) -> None:
         for link in self.plan.links:
             if link.a in clients or link.b in clients:
-                link.flow_delay = True
                 link.delay_node = link.a if link.a in clients else link.b
 
 

@@ -7,10 +7,13 @@ packets than ns-3 on drop-tail 148 at 105 % load."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
+from aqmlab import engines
 from aqmlab.engines import ns2
-from tests.differential.planned import MSS, run, scenario
+from aqmlab.studies.common import example
+from tests.differential.planned import MSS, forward_drops, run, scenario
 
 pytestmark = [pytest.mark.ns3, pytest.mark.ns2,
               pytest.mark.skipif(not ns2.available(), reason="ns-2 (`ns`) is not installed")]
@@ -53,8 +56,6 @@ def test_sack_acks_carry_ns3s_option_bytes():
     many bytes on both engines (ns-2's Full-TCP is given ns-3's padded option,
     sack_option_size_ 4; with its own 2 they were 14 bytes fewer). What still differs is
     the handshake's options, exactly as without losses."""
-    from tests.differential.planned import forward_drops
-
     def excess(sc):
         sent = {}
         for engine in ("ns3", "ns2"):
@@ -98,11 +99,6 @@ def test_headerless_frames_keep_bulk_flows_identical_on_ns2s_clocks():
     """Qiu's T1 (ns-2's event and transmission clocks) with ``link_header = "none"``: 500-byte
     frames instead of 502 on both engines, and every flow still delivers, retransmits and
     times out as on ns-2.35 over 20 s, in a run that differs from the one with PPP frames."""
-    import numpy as np
-
-    from aqmlab import engines
-    from aqmlab.studies.common import example
-
     def flows(engine: str, hdr: str):
         sc = example("qiu_t1_dumbbell").replace(**{
             "run.duration": "20s", "run.warmup": "0s", "run.engine": engine,
@@ -121,8 +117,6 @@ def test_headerless_sack_acks_carry_ns3s_option_bytes():
     SACK option size (kind and length padded to 4 bytes), so a response losing three
     segments of one flight ends at the same instant with the same bytes each way (with
     ns-2's own 2 bytes the client's ACKs carried 34 bytes less)."""
-    from tests.differential.planned import forward_drops
-
     out = {}
     for engine in ("ns3", "ns2"):
         sc = forward_drops((18, 20, 22), {"variant": "sack", "syn_options": "none"}).replace(

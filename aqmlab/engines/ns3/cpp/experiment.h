@@ -367,13 +367,14 @@ class Experiment
             {
                 InstallQueue(l, d);
             }
-            if (Ns2ClockSimulatorImpl::Current())
+            const bool ns2Clock = Ns2ClockSimulatorImpl::Current() != nullptr;
+            if (ns2Clock)
             {
                 Ns2LinkClock::Install(l.devs, m_linkTrim); // transmission times too
             }
-            if (m_ns2TxTime && !Ns2ClockSimulatorImpl::Current())
+            if (m_ns2TxTime && !ns2Clock)
             {
-                Ns2TxClock::Install(l.devs, m_linkTrim);
+                Ns2TxClock::Install(l.devs, m_linkTrim); // it shortens frames itself
             }
             else if (m_linkTrim > 0)
             {

@@ -406,11 +406,11 @@ class Ns2LinkClock : public SimpleRefCount<Ns2LinkClock>
 {
   public:
     Ns2LinkClock(Ptr<PointToPointNetDevice> dev, uint32_t trim)
-        : m_trim(trim)
     {
         DataRateValue rate;
         dev->GetAttribute("DataRate", rate);
         m_rate = rate.Get();
+        m_shortening = FrameShortening(m_rate, trim);
         TimeValue delay;
         dev->GetChannel()->GetAttribute("Delay", delay);
         m_delaySteps = delay.Get().GetTimeStep();
@@ -441,7 +441,7 @@ class Ns2LinkClock : public SimpleRefCount<Ns2LinkClock>
         {
             return;
         }
-        const uint32_t bytes = p->GetSize() > m_trim ? p->GetSize() - m_trim : 0; // on the wire
+        const uint32_t bytes = m_shortening.WireBytes(p->GetSize());
         const int64_t txSteps = m_rate.CalculateBytesTxTime(bytes).GetTimeStep();
         const double start = sim->NowDouble();
         const double txt = 8. * bytes / double(m_rate.GetBitRate()); // LinkDelay::txtime
@@ -453,7 +453,7 @@ class Ns2LinkClock : public SimpleRefCount<Ns2LinkClock>
     }
 
     DataRate m_rate;
-    uint32_t m_trim = 0;
+    FrameShortening m_shortening; // link_header "none": the frame's bytes on the wire
     int64_t m_delaySteps = 0;
     double m_delayS = 0;
 };
