@@ -147,3 +147,21 @@ def test_a_lost_fin_is_resent_under_the_backed_off_timer():
             df, raw = run(sc, engine, [300], [500])
             assert df.iloc[0].completed, engine
             assert arrivals(raw) == {FORWARD: server, REVERSE: client}, (engine, duration)
+
+
+def test_a_syn_ack_resent_after_an_ignored_syn_carries_the_owed_ack():
+    """Two connections 50.1 ms apart: the second's SYN waits behind the first's request at
+    the reverse bottleneck, and its SYN/ACK (the 3rd forward arrival) is lost. Its retried
+    SYN, 6 s later, meets an empty queue and reaches the server just before the server's
+    SYN/ACK timer fires. ns-2's Full-TCP owes that ignored SYN an ACK (TF_ACKNOW), which
+    the SYN/ACK the timer sends then carries (foutput() clears TF_ACKNOW with every
+    packet): no ACK follows the handshake. Both engines send the same packets each way
+    and end both responses at the same instants."""
+    sc = scenario({"syn_options": "none"}).replace(**{
+        "topology.link_header": "none",
+        "topology.forward_queue": DropTail(limit=LIMIT, drop_packets=(3,), drop_count="all")})
+    rows = {e: run(sc, e, [300, 300], [500, 500], start=[1.0, 1.0501]) for e in ("ns3", "ns2")}
+    (df3, raw3), (df2, raw2) = rows["ns3"], rows["ns2"]
+    assert df2.response_time_s.iloc[1] == pytest.approx(6.1, abs=0.005)
+    assert np.abs(df3.response_time_s.to_numpy() - df2.response_time_s.to_numpy()).max() < 1e-9
+    assert arrivals(raw3) == arrivals(raw2) == {FORWARD: 7, REVERSE: 11}

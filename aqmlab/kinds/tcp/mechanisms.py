@@ -408,6 +408,16 @@ MECHANISMS = (
         "after ns-3's earlier FIN otherwise (test_fin_rule.py). One-way agents (bulk "
         "flows, transfers) have no FIN to place (transfer_close)."),
     Mechanism(
+        "last_ack_fin", ("ack", "ignore"), "ack", "ignore", "ack",
+        "What a passive closer (LAST_ACK: it has received the peer's FIN and sent its own) "
+        "does with a segment carrying a FIN: acknowledges a resent one (ns-3, RFC 793), or "
+        "drops it unanswered, its ACK field unread (ns-2's Full-TCP: recv() 'goto drop' "
+        "in LAST_ACK for any FIN). Weigle's 80 % load, seed 1: a client's ACK and FIN were "
+        "both lost at 2.457 s; the server resent its last segment and FIN at 3.331 s, "
+        "ns-3's client acknowledged them at once, ns-2.35's did not answer and resent its "
+        "own FIN on its timer a second later, and the runs parted there "
+        "(test_last_ack_fin.py). One-way agents (bulk flows, transfers) have no FIN."),
+    Mechanism(
         "dupacks_after_timeout", ("ignored", "limited_transmit"), "limited_transmit",
         "ignored", "ignored",
         "Duplicate ACKs after a timeout (limited transmit on): ignored until the "
@@ -593,6 +603,7 @@ def ns3_attributes(tcp: Tcp, one_way: bool) -> tuple[tuple[str, str], ...]:
         ("FullLastSegment", on("last_segment", "full")),
         ("NoFinAfterTransfer", on("transfer_close", "none")),
         ("FullTcpFin", on("fin_rule", "full_tcp")),
+        ("LastAckIgnoresFin", on("last_ack_fin", "ignore")),
     )
 
 

@@ -183,7 +183,8 @@ class Tcp(Spec):
       FIN: the last segment's ACK may be delayed, and no FIN follows from either end);
       ``fin_rule`` "ns3" | "full_tcp" (ns-2's Full-TCP puts its FIN on the last segment
       only if nothing is outstanding as it leaves, else sends it alone once everything is
-      acknowledged).
+      acknowledged); ``last_ack_fin`` "ack" | "ignore" (ns-2's Full-TCP in LAST_ACK drops
+      every segment carrying a FIN, unanswered).
     """
 
     variant: str = "reno"
@@ -247,6 +248,7 @@ class Tcp(Spec):
     last_segment: str = "auto"
     transfer_close: str = "auto"
     fin_rule: str = "auto"
+    last_ack_fin: str = "auto"
 
     def __post_init__(self) -> None:
         TCP_VARIANTS.lookup(self.variant, "variant")

@@ -477,6 +477,13 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
                               "Full-TCP, see \"Full-TCP's FIN\"); false: ns-3, on that segment",
                               BooleanValue(false),
                               MakeBooleanAccessor(&AqmTcpSocket::m_fullTcpFin),
+                              MakeBooleanChecker())
+                .AddAttribute("LastAckIgnoresFin",
+                              "A passive closer (LAST_ACK) drops every arriving segment that "
+                              "carries a FIN, unanswered (ns-2's Full-TCP); false: ns-3, which "
+                              "acknowledges a resent FIN",
+                              BooleanValue(false),
+                              MakeBooleanAccessor(&AqmTcpSocket::m_lastAckIgnoresFin),
                               MakeBooleanChecker());
         return tid;
     }
@@ -536,6 +543,7 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
           m_fullLastSegment(other.m_fullLastSegment),
           m_noFinAfterTransfer(other.m_noFinAfterTransfer),
           m_fullTcpFin(other.m_fullTcpFin),
+          m_lastAckIgnoresFin(other.m_lastAckIgnoresFin),
           m_scaleWanted(other.m_scaleWanted),
           m_sackWanted(other.m_sackWanted),
           m_stats(nullptr)
@@ -659,6 +667,11 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         {
             RegisterFastOnce();
         }
+        if (r == 0 && m_lastAckIgnoresFin && m_endPoint != nullptr)
+        {
+            m_endPoint->SetRxCallback(
+                MakeCallback(&AqmTcpSocket::LastAckForwardUp, Ptr<AqmTcpSocket>(this)));
+        }
         return r;
     }
 
@@ -702,11 +715,48 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         {
             RegisterFastOnce();
         }
-        if (m_everyCeMark && m_endPoint != nullptr)
+        // the accepted socket receives the data: its arrivals pass EveryCeForwardUp
+        m_everyCeRx = m_everyCeMark;
+        if (m_lastAckIgnoresFin && m_endPoint != nullptr)
         {
-            // the accepted socket receives the data: its arrivals pass EveryCeForwardUp
+            m_endPoint->SetRxCallback(
+                MakeCallback(&AqmTcpSocket::LastAckForwardUp, Ptr<AqmTcpSocket>(this)));
+        }
+        else if (m_everyCeRx && m_endPoint != nullptr)
+        {
             m_endPoint->SetRxCallback(
                 MakeCallback(&AqmTcpSocket::EveryCeForwardUp, Ptr<AqmTcpSocket>(this)));
+        }
+    }
+
+    // ---- A resent FIN in LAST_ACK (LastAckIgnoresFin) -----------------------------------
+    // ns-2's Full-TCP drops every segment carrying a FIN in LAST_ACK, its ACK field unread
+    // ("the only way we're in LAST_ACK is if we've already received a FIN, so ignore all
+    // retransmitted FINs", tcp-full.cc recv()). ns-3 acknowledges it: a resent FIN lies
+    // below the receive point, and ForwardUp (not virtual) answers it with a bare ACK
+    // before DoForwardUp. Weigle's 80 % load, seed 1: a client's ACK and FIN were both
+    // lost; when the server resent its last segment and FIN, ns-3's client acknowledged
+    // them at once, ns-2.35's stayed silent and resent its own FIN on its timer a second
+    // later. The endpoint of a socket with LastAckIgnoresFin calls this instead of
+    // ForwardUp (or EveryCeForwardUp, which it then calls for an accepted socket).
+    void LastAckForwardUp(Ptr<Packet> packet, Ipv4Header header, uint16_t port,
+                          Ptr<Ipv4Interface> iface)
+    {
+        if (m_state == LAST_ACK)
+        {
+            TcpFields tcp;
+            if (PeekTcp(*packet, tcp) && (tcp.flags & TcpHeader::FIN))
+            {
+                return;
+            }
+        }
+        if (m_everyCeRx)
+        {
+            EveryCeForwardUp(packet, header, port, iface);
+        }
+        else
+        {
+            TcpSocketBase::ForwardUp(packet, header, port, iface);
         }
     }
 
@@ -786,6 +836,7 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     //    the remote FIN. Acknowledge it, and restart the 2 MSL timeout" (RFC 793 p. 73).
     //  * LISTEN: an ACK-bearing segment (e.g. that FIN once TIME_WAIT has ended) is
     //    answered with <SEQ=SEG.ACK><CTL=RST> (RFC 793 p. 65); other segments are dropped.
+    //  * LAST_ACK with LastAckIgnoresFin: see LastAckForwardUp.
     void DoForwardUp(Ptr<Packet> packet, const Address& from, const Address& to) override
     {
         m_beforeDoForwardUp = false; // see "Every CE mark"
@@ -2414,6 +2465,9 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
                 m_synTimeouts += 1;
             }
         }
+        // Full-TCP's foutput() clears TF_ACKNOW with every packet it sends: a SYN/ACK the
+        // timer resends after an ignored duplicate SYN is that SYN's ACK (IgnoreDupSyn)
+        m_dupSynAckOwed = m_dupSynAckOwed && !syn;
         const bool fin = flags & TcpHeader::FIN;
         const SendScope scope(this, {m_tcb->m_nextTxSequence, 0, syn, false, flags, true});
         if (!(syn || fin) || !ManagesRto())
@@ -3417,8 +3471,11 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     //    SYN/ACK) is ignored; the SYN/ACK is resent by its own retransmission timer only
     //    (tcp-full.cc: "We should just ignore the duplicate SYN", M. Weigle 2001); the
     //    ACK it owes that SYN (TF_ACKNOW, set while trimming it) goes out when the
-    //    handshake completes. ns-3 answers each duplicate SYN with a SYN/ACK at once (and
-    //    doubles its timer).
+    //    handshake completes, unless a SYN/ACK resent by the timer has carried it first
+    //    (foutput() clears TF_ACKNOW with every packet: Weigle's 80 % load, seed 1, a
+    //    retried SYN reached the server 2.4 us before its SYN/ACK timer fired, and ns-3's
+    //    extra ACK at 10.5634 s was the runs' first difference). ns-3 answers each
+    //    duplicate SYN with a SYN/ACK at once (and doubles its timer).
 
     static uint8_t Flags(Ptr<const Packet> packet)
     {
@@ -3796,6 +3853,8 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     bool m_fullLastSegment{false};    // FullLastSegment (read by the Sender application)
     bool m_noFinAfterTransfer{false}; // NoFinAfterTransfer (read by the Sender application)
     bool m_fullTcpFin{false};         // FullTcpFin: "Full-TCP's FIN"
+    bool m_lastAckIgnoresFin{false};  // LastAckIgnoresFin (see "A resent FIN in LAST_ACK")
+    bool m_everyCeRx{false};          // an accepted socket with EveryCeMark
     bool m_bareFinIn{false};          // FullTcpFin: the peer's FIN came without data
     std::shared_ptr<HoldListeners> m_holdTable; // ListenToHold
     uint32_t m_holdFlow{0};
