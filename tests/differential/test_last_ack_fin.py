@@ -20,10 +20,12 @@ pytestmark = [pytest.mark.ns3, pytest.mark.ns2,
 
 
 @functools.cache
-def _packets(engine: str, response: int, last_ack_fin: str) -> tuple[float, dict[str, int]]:
+def _packets(engine: str, response: int, last_ack_fin: str,
+             closing_ack: str = "auto") -> tuple[float, dict[str, int]]:
     """One connection whose client's ACK of the response and FIN (reverse arrivals 4 and 5)
     are lost, 40 ms of extra delay each way in ns-2's DelayBox."""
-    sc = scenario({"syn_options": "none", "last_ack_fin": last_ack_fin}, delay="0ms",
+    sc = scenario({"syn_options": "none", "last_ack_fin": last_ack_fin,
+                   "closing_ack": closing_ack}, delay="0ms",
                   rtt="packmime").replace(**{
         "topology.link_header": "none", "topology.delay_box": "ns2",
         "topology.reverse_queue": DropTail(limit="1000p", drop_packets=(4, 5),
@@ -49,8 +51,9 @@ def test_ignoring_the_resent_fin_sends_ns2s_packets(response: int):
 
 
 def test_ns3s_client_acknowledges_the_resent_fin():
-    """With "ack" ns-3's client answers the server's resent segment and FIN: one packet
-    more on the reverse bottleneck, the same on the forward one."""
-    _, p3 = _packets("ns3", 1000, "ack")
+    """With ns-3's rules ("ack", and a plain ACK after its FIN: ``closing_ack``) ns-3's
+    client answers the server's resent segment and FIN: one packet more on the reverse
+    bottleneck, the same on the forward one."""
+    _, p3 = _packets("ns3", 1000, "ack", "plain")
     _, p2 = _packets("ns2", 1000, "auto")
     assert p3["R1->R0"] - p2["R1->R0"] == 1 and p3["R0->R1"] == p2["R0->R1"]

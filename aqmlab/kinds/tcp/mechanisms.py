@@ -418,6 +418,23 @@ MECHANISMS = (
         "own FIN on its timer a second later, and the runs parted there "
         "(test_last_ack_fin.py). One-way agents (bulk flows, transfers) have no FIN."),
     Mechanism(
+        "closing_ack", ("plain", "with_fin"), "plain", "with_fin", "plain",
+        "A dataless ACK sent after our FIN, with all data out (FIN_WAIT_1, CLOSING, "
+        "LAST_ACK): a plain ACK one past the FIN (ns-3), or a FIN again, at the FIN's "
+        "sequence number (ns-2's Full-TCP: outflags() puts FIN on every packet in those "
+        "states and foutput() keeps it on one that empties the send buffer). Weigle's "
+        "80 % load, seed 1: a server whose 500-byte response and FIN were lost "
+        "acknowledged the client's resent request with a FIN on ns-2.35, which the client "
+        "answered (early_fin); ns-3's plain ACK got no answer (test_closing_fin.py). "
+        "ns-2's DelayBox ends a direction at a FIN it passes, so the flag also decides "
+        "which later packets it delays."),
+    Mechanism(
+        "early_fin", ("queued", "acked"), "queued", "acked", "queued",
+        "A FIN without data beyond the receive point (data before it missing): noted "
+        "silently (ns-3's PeerClose), or acknowledged at once with a duplicate ACK, as "
+        "out-of-order data is (ns-2's Full-TCP: reass(), TF_ACKNOW; BSD's tcp_reass) "
+        "(test_closing_fin.py)."),
+    Mechanism(
         "dupacks_after_timeout", ("ignored", "limited_transmit"), "limited_transmit",
         "ignored", "ignored",
         "Duplicate ACKs after a timeout (limited transmit on): ignored until the "
@@ -604,6 +621,8 @@ def ns3_attributes(tcp: Tcp, one_way: bool) -> tuple[tuple[str, str], ...]:
         ("NoFinAfterTransfer", on("transfer_close", "none")),
         ("FullTcpFin", on("fin_rule", "full_tcp")),
         ("LastAckIgnoresFin", on("last_ack_fin", "ignore")),
+        ("FinOnClosingAcks", on("closing_ack", "with_fin")),
+        ("AckEarlyFin", on("early_fin", "acked")),
     )
 
 

@@ -184,7 +184,10 @@ class Tcp(Spec):
       ``fin_rule`` "ns3" | "full_tcp" (ns-2's Full-TCP puts its FIN on the last segment
       only if nothing is outstanding as it leaves, else sends it alone once everything is
       acknowledged); ``last_ack_fin`` "ack" | "ignore" (ns-2's Full-TCP in LAST_ACK drops
-      every segment carrying a FIN, unanswered).
+      every segment carrying a FIN, unanswered); ``closing_ack`` "plain" | "with_fin"
+      (Full-TCP's ACKs after its FIN, with all data out, are FINs again);
+      ``early_fin`` "queued" | "acked" (Full-TCP acknowledges a FIN that arrives ahead of
+      missing data at once).
     """
 
     variant: str = "reno"
@@ -249,6 +252,8 @@ class Tcp(Spec):
     transfer_close: str = "auto"
     fin_rule: str = "auto"
     last_ack_fin: str = "auto"
+    closing_ack: str = "auto"
+    early_fin: str = "auto"
 
     def __post_init__(self) -> None:
         TCP_VARIANTS.lookup(self.variant, "variant")

@@ -484,6 +484,20 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
                               "acknowledges a resent FIN",
                               BooleanValue(false),
                               MakeBooleanAccessor(&AqmTcpSocket::m_lastAckIgnoresFin),
+                              MakeBooleanChecker())
+                .AddAttribute("FinOnClosingAcks",
+                              "Once our FIN is out (FIN_WAIT_1, CLOSING, LAST_ACK), a dataless "
+                              "ACK sent with all data out carries the FIN at its sequence "
+                              "number (ns-2's Full-TCP); false: ns-3, a plain ACK past the FIN",
+                              BooleanValue(false),
+                              MakeBooleanAccessor(&AqmTcpSocket::m_finOnClosingAcks),
+                              MakeBooleanChecker())
+                .AddAttribute("AckEarlyFin",
+                              "A FIN without data beyond the receive point (data before it "
+                              "missing) is acknowledged at once, a duplicate ACK (ns-2's "
+                              "Full-TCP, BSD); false: ns-3, which notes it silently",
+                              BooleanValue(false),
+                              MakeBooleanAccessor(&AqmTcpSocket::m_ackEarlyFin),
                               MakeBooleanChecker());
         return tid;
     }
@@ -544,6 +558,8 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
           m_noFinAfterTransfer(other.m_noFinAfterTransfer),
           m_fullTcpFin(other.m_fullTcpFin),
           m_lastAckIgnoresFin(other.m_lastAckIgnoresFin),
+          m_finOnClosingAcks(other.m_finOnClosingAcks),
+          m_ackEarlyFin(other.m_ackEarlyFin),
           m_scaleWanted(other.m_scaleWanted),
           m_sackWanted(other.m_sackWanted),
           m_stats(nullptr)
@@ -862,6 +878,7 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
             AckOfFin(packet);
             m_bareFinIn = m_fullTcpFin && IsBareFin(packet);
         }
+        const bool earlyFin = m_ackEarlyFin && IsEarlyFin(packet);
         const bool synSent = m_state == SYN_SENT;
         RegisterFastOnce(); // later segments skip ns-3's linear endpoint scan
         if (m_state == TIME_WAIT || m_state == LISTEN)
@@ -894,6 +911,10 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         m_holdHandshakeAck = synSent && m_ackWithData;
         TcpSocketBase::DoForwardUp(packet, from, to);
         m_holdHandshakeAck = false;
+        if (earlyFin)
+        {
+            SendEmptyPacket(TcpHeader::ACK);
+        }
         if (m_bareSyn)
         {
             RestoreSack(); // a bare SYN or SYN/ACK turned it off (BareSynSendEmptyPacket)
@@ -1177,6 +1198,48 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     }
 
     /// Whether `packet` (TCP header first) is a FIN without data.
+    // ---- FINs while closing (FinOnClosingAcks, AckEarlyFin) ------------------------------
+    // Full-TCP's outflags() put FIN on every packet sent in FIN_WAIT_1, CLOSING and
+    // LAST_ACK, and foutput() keeps it on any packet that empties the send buffer, so an
+    // ACK sent once all data is out is a FIN again, at the FIN's sequence number (ns-3: a
+    // plain ACK one past it). The peer may lack data before it: Full-TCP's recv() takes
+    // such an early FIN as out-of-order data (reass(), TF_ACKNOW) and answers at once with
+    // a duplicate ACK; ns-3's PeerClose notes the FIN's place and stays silent. Weigle's
+    // 80 % load, seed 1: a 500-byte response and its FIN were lost; the client's request
+    // timer resent the request, the server acknowledged it (with the FIN, on ns-2.35) as
+    // its own timer resent the response, and ns-2.35's client sent one packet more
+    // (test_closing_fin.py).
+    bool IsEarlyFin(Ptr<const Packet> packet) const
+    {
+        if (m_state != ESTABLISHED && m_state != FIN_WAIT_1 && m_state != FIN_WAIT_2)
+        {
+            return false;
+        }
+        TcpFields fields;
+        if (!PeekTcp(*packet, fields) || !(fields.flags & TcpHeader::FIN) ||
+            (fields.flags & (TcpHeader::SYN | TcpHeader::RST)) ||
+            packet->GetSize() != fields.headerBytes)
+        {
+            return false;
+        }
+        TcpHeader h;
+        packet->PeekHeader(h);
+        return h.GetSequenceNumber() > m_tcb->m_rxBuffer->NextRxSequence() &&
+               h.GetSequenceNumber() <= m_tcb->m_rxBuffer->MaxRxSequence();
+    }
+
+    /// FinOnClosingAcks: `flags` with the FIN added where Full-TCP's ACK would carry it.
+    uint8_t ClosingAckFlags(uint8_t flags) const
+    {
+        const bool plainAck = (flags & TcpHeader::ACK) &&
+                              !(flags & (TcpHeader::SYN | TcpHeader::FIN | TcpHeader::RST));
+        return plainAck &&
+                       (m_state == FIN_WAIT_1 || m_state == CLOSING || m_state == LAST_ACK) &&
+                       m_tcb->m_nextTxSequence >= m_txBuffer->TailSequence()
+                   ? flags | TcpHeader::FIN
+                   : flags;
+    }
+
     static bool IsBareFin(Ptr<const Packet> packet)
     {
         TcpHeader h;
@@ -2468,6 +2531,10 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         // Full-TCP's foutput() clears TF_ACKNOW with every packet it sends: a SYN/ACK the
         // timer resends after an ignored duplicate SYN is that SYN's ACK (IgnoreDupSyn)
         m_dupSynAckOwed = m_dupSynAckOwed && !syn;
+        if (m_finOnClosingAcks)
+        {
+            flags = ClosingAckFlags(flags);
+        }
         const bool fin = flags & TcpHeader::FIN;
         const SendScope scope(this, {m_tcb->m_nextTxSequence, 0, syn, false, flags, true});
         if (!(syn || fin) || !ManagesRto())
@@ -3855,6 +3922,8 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     bool m_fullTcpFin{false};         // FullTcpFin: "Full-TCP's FIN"
     bool m_lastAckIgnoresFin{false};  // LastAckIgnoresFin (see "A resent FIN in LAST_ACK")
     bool m_everyCeRx{false};          // an accepted socket with EveryCeMark
+    bool m_finOnClosingAcks{false};   // FinOnClosingAcks (see "FINs while closing")
+    bool m_ackEarlyFin{false};        // AckEarlyFin (see "FINs while closing")
     bool m_bareFinIn{false};          // FullTcpFin: the peer's FIN came without data
     std::shared_ptr<HoldListeners> m_holdTable; // ListenToHold
     uint32_t m_holdFlow{0};
