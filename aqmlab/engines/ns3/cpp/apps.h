@@ -229,6 +229,11 @@ class FlowListener : public Application
         m_listen = MakeTcpSocket(GetNode(), *m_profile);
         m_listen->Bind(InetSocketAddress(Ipv4Address::GetAny(), m_port));
         m_listen->Listen();
+        m_listen->SetBootOf([this](const Address& from) { // web servers' tick phases
+            const InetSocketAddress peer = InetSocketAddress::ConvertFrom(from);
+            const int64_t f = m_registry->Lookup(peer.GetIpv4(), peer.GetPort(), Ipv4Address(), 0);
+            return f >= 0 ? (*m_flows)[f].serverBoot : -1.0;
+        });
         m_listen->SetAcceptCallback(MakeNullCallback<bool, Ptr<Socket>, const Address&>(),
                                     MakeCallback(&FlowListener::Accept, this));
     }

@@ -17,14 +17,22 @@
 // it; with ns-3's FIN on the last segment (fin_rule "ns3") a retransmission after that
 // FIN would skip the delay, which on ns-2.35 it does not. DelayBoxBook keeps, per flow and
 // direction, when its FIN leaves.
+//
+// Every packet the box takes into a flow's queue costs ns-2.35 one draw from the default
+// random stream (its loss test, Random::uniform(0, 1), even at loss 0); with the run's
+// random_stream "ns2" the book counts them on the Ns2Rng at the time each enters the box
+// (outgoing: when sent; incoming: when it reaches the client's node), so the stream's
+// later draws (RED's early drops, web connections' tick phases) stay ns-2.35's.
 #pragma once
 #include "flow_registry.h"
 #include "flow_stats.h"
+#include "ns2_rng.h"
 
 #include "ns3/core-module.h"
 #include "ns3/internet-module.h"
 #include "ns3/traffic-control-module.h"
 
+#include <algorithm>
 #include <vector>
 
 namespace aqmlab
@@ -35,24 +43,39 @@ using namespace ns3;
 class DelayBoxBook
 {
   public:
+    /// Count the box's draws on `rng` (nullptr: not counted).
+    void SetRng(Ns2Rng* rng)
+    {
+        m_rng = rng;
+    }
+
     /// The extra delay of a packet of flow `f` entering the box at `now` (s) in direction
     /// `dir` with delay `delay` (s): `delay`, 0 once the direction's FIN has left, or -1 if
     /// it entered behind a FIN still in the box (lost with the box's queue).
     double Enter(int64_t f, int dir, double now, double delay, bool fin)
     {
-        if (f < 0 || delay <= 0)
+        if (f < 0)
         {
-            return delay > 0 ? delay : 0;
+            return 0;
         }
+        delay = std::max(delay, 0.0);
         const size_t i = 2 * size_t(f) + dir;
         if (i >= m_finOut.size())
         {
             m_finOut.resize(i + 2, -1.0);
         }
         double& out = m_finOut[i];
+        if (out >= 0 && now >= out)
+        {
+            return 0.0; // the entry is gone: not the box's packet
+        }
+        if (m_rng != nullptr)
+        {
+            m_rng->Defer(now);
+        }
         if (out >= 0)
         {
-            return now < out ? -1.0 : 0.0;
+            return -1.0;
         }
         if (fin)
         {
@@ -63,6 +86,7 @@ class DelayBoxBook
 
   private:
     std::vector<double> m_finOut; // per flow and direction: when its FIN leaves (-1: none yet)
+    Ns2Rng* m_rng{nullptr};
 };
 
 /// The client node's traffic control for its access device: each outgoing packet of a

@@ -491,6 +491,10 @@ class Experiment
                        InetSocketAddress(Addr(server), listeners[{server, profile}]).ConvertTo(),
                        std::move(order), Ports(client), &m_registry, &m_flowInfo, &m_stats,
                        [this](uint32_t f) { OnWebComplete(f); });
+            if (m_useNs2Rng)
+            {
+                app->SetBootStream(&m_ns2Rng); // replayed PackMime: ns-2's tick phases
+            }
             m_nodes.Get(client)->AddApplication(app);
             app->SetStartTime(Seconds(0));
             m_webFlows += 1;
@@ -552,6 +556,7 @@ class Experiment
                 {
                     const uint32_t fromClient = uint32_t(l.delayBoxNode) == l.a ? 0 : 1;
                     ch->SetDelayBox(&m_delayBox, fromClient);
+                    m_delayBox.SetRng(m_useNs2Rng ? &m_ns2Rng : nullptr);
                     DelayBoxEgress::Install(l.devs.Get(fromClient), &m_registry, &m_flowInfo,
                                             &m_delayBox);
                 }

@@ -13,6 +13,12 @@
 // same order. The arithmetic is exact (64/128-bit integers): ns-2's doubles are too, as
 // every product stays below 2^53.
 //
+// Web runs draw from it too (tcp.cc TcpAgent::reset(): boot_time_ = Random::uniform(tcpTick_),
+// the RTO clock's tick phase; DelayBoxClassifier::recv(): one Random::uniform(0, 1) for every
+// packet of a flow in its table, whatever its loss rate): see WebBootPhases (web.h) and
+// DelayBoxBook (delay_box.h). A DelayBox draw's value is never used, so it is only counted
+// (Defer) with the time it happens, and consumed before the next draw that is used.
+//
 // Ns2UniformVariable is an ns-3 UniformRandomVariable whose GetValue() draws from an
 // Ns2Rng: min + U (max - min), U(0,1) itself at the defaults, as ns-3's formula gives.
 // RedQueueDisc::DropEarly calls m_uv->GetValue() (virtual), so a RED's m_uv replaced by
@@ -22,6 +28,9 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
+#include <queue>
+#include <vector>
 
 namespace aqmlab
 {
@@ -80,8 +89,33 @@ class Ns2Rng
         return p;
     }
 
-    /// The next U(0,1): RNG::U01.
+    /// The next U(0,1): RNG::U01, after the counted draws that came before now.
     double U01()
+    {
+        if (!m_deferred.empty())
+        {
+            CatchUp(Simulator::Now().GetSeconds());
+        }
+        return Next();
+    }
+
+    /// A draw at `t` (s, now or later) whose value nobody reads: it only moves the stream.
+    void Defer(double t)
+    {
+        m_deferred.push(t);
+    }
+
+  private:
+    void CatchUp(double now)
+    {
+        while (!m_deferred.empty() && m_deferred.top() < now)
+        {
+            m_deferred.pop();
+            Next();
+        }
+    }
+
+    double Next()
     {
         const int64_t p1 = Step(&m_c[0], 2, 1403580, 810728, M1);
         const int64_t p2 = Step(&m_c[3], 1, 527612, 1370589, M2);
@@ -89,7 +123,7 @@ class Ns2Rng
         return double(p1 > p2 ? p1 - p2 : p1 - p2 + M1) * norm;
     }
 
-  private:
+    std::priority_queue<double, std::vector<double>, std::greater<double>> m_deferred;
     std::array<int64_t, 6> m_c{12345, 12345, 12345, 12345, 12345, 12345}; // Cg
     std::array<int64_t, 6> m_b{12345, 12345, 12345, 12345, 12345, 12345}; // Bg
 };

@@ -569,6 +569,7 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
             *quiet = 0;
         }
         Live().insert(this);
+        m_bootOf = other.m_bootOf; // a fork asks its listener's source (SetBootOf)
     }
 
     /// `other`, the flag of QuietTcbFlag raised (TcpSocketBase's copy constructor runs next;
@@ -636,6 +637,33 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     void SetBootPhase(double fraction)
     {
         m_bootFraction = fraction;
+    }
+
+    /// A listener's source of its accepted connections' tick phases (fractions of the tick,
+    /// -1: none) by the peer's address, asked as each is forked, before its handshake's
+    /// RTT sample (web servers: WebBootPhases in web.h).
+    void SetBootOf(std::function<double(const Address&)> f)
+    {
+        m_bootOf = std::move(f);
+    }
+
+    /// This connection's tick phase in seconds (ns-2's boot_time_ itself; see SetBootPhase).
+    void SetBootSeconds(double seconds)
+    {
+        m_bootSeconds = seconds;
+    }
+
+    /// The RTO clock's tick (clock_granularity), s.
+    double TickSeconds() const
+    {
+        return m_clockGranularity.GetSeconds();
+    }
+
+    /// Called once when a passive close ends (LAST_ACK, our FIN acknowledged): ns-2's
+    /// Full-TCP then calls finish() and reset() (web.h, WebBootPhases).
+    void SetOnPassiveCloseDone(std::function<void()> f)
+    {
+        m_onPassiveCloseDone = std::move(f);
     }
 
     /// FullLastSegment: a finite transfer goes out as whole segments (Sender).
@@ -727,6 +755,13 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
                       const Address& toAddress) override
     {
         TcpSocketBase::CompleteFork(p, h, fromAddress, toAddress);
+        if (m_bootOf)
+        {
+            if (const double b = m_bootOf(fromAddress); b >= 0)
+            {
+                m_bootFraction = b;
+            }
+        }
         if (FastListenEnabled())
         {
             RegisterFastOnce();
@@ -872,6 +907,7 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
             return;
         }
         const bool synRcvd = m_state == SYN_RCVD;
+        const bool lastAck = m_state == LAST_ACK;
         NagleForNewDataOnly(); // an ACK may make ns-3 send or resend
         if (m_state == ESTABLISHED)
         {
@@ -914,6 +950,12 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         if (earlyFin)
         {
             SendEmptyPacket(TcpHeader::ACK);
+        }
+        if (lastAck && m_state == CLOSED && m_onPassiveCloseDone)
+        {
+            auto done = std::move(m_onPassiveCloseDone);
+            m_onPassiveCloseDone = nullptr;
+            done();
         }
         if (m_bareSyn)
         {
@@ -1949,6 +1991,10 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     /// ports, so no random stream of the run moves.
     double BootPhase() const
     {
+        if (m_bootSeconds >= 0)
+        {
+            return m_bootSeconds;
+        }
         if (m_bootFraction >= 0)
         {
             return m_bootFraction * m_clockGranularity.GetSeconds();
@@ -3982,6 +4028,9 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     Time m_rtoMemoTime;         // ... as a Time
     bool m_bootSet{false};
     double m_bootFraction{-1}; // SetBootPhase
+    double m_bootSeconds{-1};  // SetBootSeconds
+    std::function<void()> m_onPassiveCloseDone; // SetOnPassiveCloseDone
+    std::function<double(const Address&)> m_bootOf; // SetBootOf (listeners and their forks)
     bool m_rttActive{false};        // a segment is being timed (rtt_active_)
     SequenceNumber32 m_rttSeq{0};   // an ACK at or above this ends the timing
     Time m_rttSentAt;               // when the timed segment left (rtt_ts_)

@@ -9,6 +9,7 @@
 #include "apps.h"
 #include "flow_registry.h"
 #include "flow_stats.h"
+#include "ns2_rng.h"
 #include "tcp_socket.h"
 
 #include "ns3/applications-module.h"
@@ -290,7 +291,49 @@ class WebClient : public Application
         m_onComplete = std::move(onComplete);
     }
 
+    // ---- Tick phases from ns-2's stream (WebBootPhases) ----------------------------------
+    // ns-2.35 draws an agent's boot_time_ (the RTO clock's phase, tcp.cc reset()) from the
+    // default stream at each reset. aqmlab's ns-2 engine replays a connection on a pair of
+    // Full-TCP agents from a pool per (client, server, profile), made when the pool is
+    // empty: each new agent draws twice (delay_bind_init_all() resets it twice). At every
+    // open the server agent is reset (one draw: its phase), then the client's first send
+    // resets the closed client agent (advance_bytes(), one draw: its phase) before its SYN
+    // enters the DelayBox. A passive close that ends (LAST_ACK, our FIN acknowledged)
+    // calls finish(), whose "done" returns the pair to the pool, and reset(): one more
+    // draw (tcp-full.cc). With the run's random_stream "ns2" the client draws the same
+    // numbers in the same order (DelayBoxBook counts the DelayBox's draws in between), so
+    // each connection's RTT samples count the ticks ns-2.35's do (tests/differential/
+    // test_web_tick_phase.py). Weigle's 80 % load, seed 1: a connection whose request was
+    // lost at 15.40 s resent it 1.77 s later on ns-2.35 and 1.80 s later on ns-3, whose
+    // phase was a hash of its ports: its SYN/ACK's RTT sample counted one tick more.
+    void SetBootStream(Ns2Rng* rng)
+    {
+        m_bootRng = rng;
+    }
+
   private:
+    /// The server's and client's tick phases of a connection opened now (WebBootPhases).
+    void DrawBootPhases(const Ptr<AqmTcpSocket>& s, uint32_t f)
+    {
+        if (m_bootPairs == 0)
+        {
+            for (int i = 0; i < 4; ++i)
+            {
+                m_bootRng->U01(); // a new client and a new server agent, two resets each
+            }
+        }
+        else
+        {
+            --m_bootPairs;
+        }
+        (*m_flows)[f].serverBoot = m_bootRng->U01();
+        s->SetBootPhase(m_bootRng->U01());
+        s->SetOnPassiveCloseDone([this] {
+            ++m_bootPairs;     // finish(): the pair goes back to the pool
+            m_bootRng->U01();  // reset()
+        });
+    }
+
     void StartApplication() override
     {
         m_addr = GetNode()->GetObject<Ipv4>()->GetAddress(1, 0).GetLocal();
@@ -347,6 +390,10 @@ class WebClient : public Application
         {
             s->SetOnDestroy([pool = m_ports, port] { pool->Release(port); });
             m_registry->Add(m_addr, port, f);
+            if (m_bootRng != nullptr)
+            {
+                DrawBootPhases(s, f);
+            }
             m_conns[PeekPointer(s)] = f;
             m_keep[PeekPointer(s)] = s;
             if (AppCallbacksEnabled())
@@ -484,6 +531,8 @@ class WebClient : public Application
     std::function<void(uint32_t)> m_onFail;
     Ipv4Address m_addr;
     EventId m_next;
+    Ns2Rng* m_bootRng{nullptr}; // SetBootStream: tick phases from ns-2's stream
+    uint64_t m_bootPairs{0};    // agent pairs in ns-2's pool (WebBootPhases)
     Callback<void, Ptr<Socket>> m_onConnected = MakeCallback(&WebClient::Connected, this);
     Callback<void, Ptr<Socket>> m_onFailed = MakeCallback(&WebClient::Failed, this);
     Callback<void, Ptr<Socket>> m_onRead = MakeCallback(&WebClient::Read, this);
