@@ -64,7 +64,10 @@ class RunControl(Spec):
     ``random_stream`` (ns-3 engine): "ns2" (default) draws RED's early-drop tests and the
     senders' random processing times from one stream per run, ns-2.35's default generator
     (MRG32k3a) seeded as the ns-2 engine seeds it, in event order as ns-2.35 does, so that
-    both engines draw the same numbers; "ns3": each queue disc its own ns-3 stream (aqmlab
+    both engines draw the same numbers. Replayed web connections also take their RTO clock
+    phases from it where ns-2.35's pooled Full-TCP agents draw them, DelayBox's per-packet
+    draws counted in between (0.8.19, cpp/web.h "WebBootPhases"; with "ns3" a hash of the
+    connection's ports). "ns3": each queue disc its own ns-3 stream (aqmlab
     before 0.7.0). Other AQMs (CoDel, PIE, ...) keep ns-3's streams; the ns-2 engine always
     uses its generator. Written only when "ns3", so older hashes hold.
     ``event_clock`` (ns-3 engine): "exact" (default) adds integer time steps exactly, as
