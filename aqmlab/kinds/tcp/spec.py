@@ -187,7 +187,9 @@ class Tcp(Spec):
       every segment carrying a FIN, unanswered); ``closing_ack`` "plain" | "with_fin"
       (Full-TCP's ACKs after its FIN, with all data out, are FINs again);
       ``early_fin`` "queued" | "acked" (Full-TCP acknowledges a FIN that arrives ahead of
-      missing data at once).
+      missing data at once); ``idle_restart`` "none" | "initial_window" (Full-TCP restarts
+      from the initial window before data sent with nothing outstanding after an idle spell
+      longer than its RTO estimate).
     """
 
     variant: str = "reno"
@@ -254,6 +256,7 @@ class Tcp(Spec):
     last_ack_fin: str = "auto"
     closing_ack: str = "auto"
     early_fin: str = "auto"
+    idle_restart: str = "auto"
 
     def __post_init__(self) -> None:
         TCP_VARIANTS.lookup(self.variant, "variant")

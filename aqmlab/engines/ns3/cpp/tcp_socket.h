@@ -492,6 +492,14 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
                               BooleanValue(false),
                               MakeBooleanAccessor(&AqmTcpSocket::m_finOnClosingAcks),
                               MakeBooleanChecker())
+                .AddAttribute("IdleRestart",
+                              "Before a data segment sent with nothing outstanding, a sender "
+                              "idle longer than its RTO estimate (srtt + 4 rttvar, in ticks, "
+                              "without the min RTO) restarts from the initial window (ns-2's "
+                              "Full-TCP, slow_start_restart_); false: ns-3, no restart",
+                              BooleanValue(false),
+                              MakeBooleanAccessor(&AqmTcpSocket::m_idleRestart),
+                              MakeBooleanChecker())
                 .AddAttribute("AckEarlyFin",
                               "A FIN without data beyond the receive point (data before it "
                               "missing) is acknowledged at once, a duplicate ACK (ns-2's "
@@ -560,6 +568,7 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
           m_lastAckIgnoresFin(other.m_lastAckIgnoresFin),
           m_finOnClosingAcks(other.m_finOnClosingAcks),
           m_ackEarlyFin(other.m_ackEarlyFin),
+          m_idleRestart(other.m_idleRestart),
           m_scaleWanted(other.m_scaleWanted),
           m_sackWanted(other.m_sackWanted),
           m_stats(nullptr)
@@ -3469,6 +3478,10 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
             m_tcb->m_nextTxSequence = seq;
         }
         const bool retrans = seq < m_tcb->m_highTxMark;
+        if (m_idleRestart)
+        {
+            RestartAfterIdle();
+        }
         if (ManagesRto())
         {
             m_rto = RtoTime(); // the base class arms an idle timer with m_rto
@@ -3483,6 +3496,10 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         m_closeOnEmpty = m_closeOnEmpty && !finHeld;
         const uint32_t sz = SendDataPacketEct(seq, maxSize, withAck, retrans);
         m_closeOnEmpty = m_closeOnEmpty || finHeld;
+        if (sz > 0)
+        {
+            m_lastDataSent = Simulator::Now().GetSeconds();
+        }
         SendContext::fastRetransmit = false;
         m_cwrSending = false;
         if (cwr && sz > 0)
@@ -3731,6 +3748,41 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     /// TcpSocketBase::SendDataPacket, with ECT on a retransmission when EctRetransmissions:
     /// ns-3's IsEct() consults the ECN mode's table, whose DCTCP row makes retransmissions
     /// ECT, so the classic mode is swapped for that one call.
+    // ---- Slow start after idle (IdleRestart) ------------------------------------------------
+    // Full-TCP's foutput(): "an option that causes us to slow-start if we've been idle for a
+    // 'long' time, where long means a rto or longer" (slow_start_restart_, on by default).
+    // Before a data segment that leaves with nothing outstanding (quiet: highest_ack_ ==
+    // maxseq_), idle_restart() counts the time since the last data segment in ticks of the
+    // connection's clock, int((tao + fmod(last + boot_time_, tick)) / tick) ticks, and if
+    // that exceeds t_rtxcur_ (srtt + 4 rttvar, before the min RTO and back-off),
+    // slowdown(CLOSE_CWND_INIT) sets cwnd to the initial window (ssthresh stays). So after
+    // a timeout whose go-back-N is cut short by an ACK of everything sent, the next data
+    // waits for its window to grow again. Weigle's ARED 5 ms at 105 %, seed 1: a server at
+    // cwnd 2 after a timeout got an ACK of all it had sent 53 ms after its last segment, its
+    // estimate below that; ns-2.35 opened cwnd to 3 and restarted it at 2 (two segments
+    // sent), ns-3 sent three (test_idle_restart.py).
+    void RestartAfterIdle()
+    {
+        if (m_lastDataSent < 0 || m_txBuffer->HeadSequence() != m_tcb->m_highTxMark)
+        {
+            return;
+        }
+        InitClock();
+        const double tick = m_clock.tick;
+        double tao = Simulator::Now().GetSeconds() - m_lastDataSent;
+        if (!m_timestampEnabled)
+        {
+            const double boot = m_bootSet ? m_clock.boot : BootPhase();
+            const double tickoff = std::fmod(m_lastDataSent + boot, tick);
+            tao = int((tao + tickoff) / tick) * tick;
+        }
+        if (tao > m_clock.rtxcur)
+        {
+            SetExactCwnd(double(m_tcb->m_initialCWnd) * m_tcb->m_segmentSize);
+            m_cwrOwed = m_cwrOwed || m_cwrNextSegment; // slowdown(): cong_action_ = TRUE
+        }
+    }
+
     uint32_t SendDataPacketEct(SequenceNumber32 seq, uint32_t maxSize, bool withAck, bool retrans)
     {
         const bool swap = retrans && m_ectRetransmissions &&
@@ -3970,6 +4022,8 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     bool m_everyCeRx{false};          // an accepted socket with EveryCeMark
     bool m_finOnClosingAcks{false};   // FinOnClosingAcks (see "FINs while closing")
     bool m_ackEarlyFin{false};        // AckEarlyFin (see "FINs while closing")
+    bool m_idleRestart{false};        // IdleRestart (see "Slow start after idle")
+    double m_lastDataSent{-1};        // when the last data segment left (s): last_send_time_
     bool m_bareFinIn{false};          // FullTcpFin: the peer's FIN came without data
     std::shared_ptr<HoldListeners> m_holdTable; // ListenToHold
     uint32_t m_holdFlow{0};
