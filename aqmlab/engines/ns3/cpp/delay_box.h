@@ -26,6 +26,7 @@
 #pragma once
 #include "flow_registry.h"
 #include "flow_stats.h"
+#include "ns2_event_clock.h"
 #include "ns2_rng.h"
 
 #include "ns3/core-module.h"
@@ -84,7 +85,46 @@ class DelayBoxBook
         return delay;
     }
 
+    /// On ns-2's event clock: the double at which a packet of flow `f` entering the box at
+    /// `now` (ns-2's double) in direction `dir` leaves it, as DelayBoxQueue::add() and the
+    /// flow's timer compute it (no link speed): delay' = fl(fl(delay x 1000) / 1000) (the
+    /// replay's rule takes milliseconds); into an empty queue at fl(now + fl(fl(now +
+    /// delay') - now)), behind others one delta after the previous release, delta =
+    /// fl(fl(now + delay') - deltasum_).
+    double Ns2Release(int64_t f, int dir, double now, double delay)
+    {
+        const size_t i = 2 * size_t(f) + dir;
+        if (i >= m_box.size())
+        {
+            m_box.resize(i + 2);
+        }
+        Box& b = m_box[i];
+        volatile double ms = delay * 1000.0;
+        volatile double d = ms / 1000.0;
+        volatile double xfer = now + d;
+        if (b.last < 0 || now >= b.last)
+        {
+            b.deltasum = xfer;
+            volatile double gap = xfer - now;
+            volatile double due = now + gap;
+            b.last = due;
+            return due;
+        }
+        volatile double delta = xfer < b.deltasum ? 0.0 : xfer - b.deltasum;
+        volatile double sum = b.deltasum + delta;
+        b.deltasum = sum;
+        volatile double due = b.last + delta;
+        b.last = due;
+        return due;
+    }
+
   private:
+    struct Box
+    {
+        double deltasum = 0;
+        double last = -1; // the last release double (-1: none)
+    };
+    std::vector<Box> m_box;       // per flow and direction (Ns2Release)
     std::vector<double> m_finOut; // per flow and direction: when its FIN leaves (-1: none yet)
     Ns2Rng* m_rng{nullptr};
 };
@@ -131,6 +171,17 @@ class DelayBoxEgress : public TrafficControlLayer
         if (d == 0)
         {
             m_real->Send(device, item);
+            return;
+        }
+        if (Ns2ClockSimulatorImpl* sim = Ns2ClockSimulatorImpl::Current())
+        {
+            const double now = sim->NowDouble();
+            const double due = m_book->Ns2Release(f, 0, now, d);
+            const int64_t steps = std::max<int64_t>(
+                2, std::llround((due - now) * double(sim->StepsPerSecond())));
+            sim->Hint(steps, due);
+            Simulator::Schedule(TimeStep(steps), &TrafficControlLayer::Send, m_real, device,
+                                item);
             return;
         }
         Simulator::Schedule(Seconds(d), &TrafficControlLayer::Send, m_real, device, item);

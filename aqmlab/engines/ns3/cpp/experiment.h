@@ -43,7 +43,7 @@ namespace aqmlab
 {
 using namespace ns3;
 
-constexpr int AQMLAB_CPP_VERSION = 48;
+constexpr int AQMLAB_CPP_VERSION = 49;
 /// Flow i's sender binds port PORT_BASE + i; receivers listen on LISTEN_PORT_BASE + profile.
 constexpr uint16_t PORT_BASE = 10000;
 constexpr uint16_t LISTEN_PORT_BASE = 5000;
@@ -480,6 +480,7 @@ class Experiment
                 ++m_finite;
             }
         }
+        Ns2StartDoubles(clients);
         for (auto& [key, order] : clients)
         {
             const auto [client, server, profile] = key;
@@ -833,6 +834,35 @@ class Experiment
     /// With random_stream "ns2", RED's early-drop draws (RedQueueDisc::DropEarly's
     /// m_uv->GetValue(), where ns-2's drop_early draws Random::uniform()) come from the
     /// run's ns-2 stream.
+    /// ns-2's doubles for the replayed opens on its event clock: web_replay.tcl schedules
+    /// each open from the previous one (`$ns at t` at clock c is due at fl(c + fl(t - c))),
+    /// the first from the set-up (clock 0), in start order over every group.
+    template <class Clients>
+    void Ns2StartDoubles(const Clients& clients)
+    {
+        if (Ns2ClockSimulatorImpl::Current() == nullptr)
+        {
+            return;
+        }
+        std::vector<uint32_t> all;
+        for (const auto& [key, order] : clients)
+        {
+            all.insert(all.end(), order.begin(), order.end());
+        }
+        std::stable_sort(all.begin(), all.end(), [this](uint32_t a, uint32_t b) {
+            return m_flowInfo[a].start < m_flowInfo[b].start ||
+                   (m_flowInfo[a].start == m_flowInfo[b].start && a < b);
+        });
+        double clock = 0;
+        for (uint32_t f : all)
+        {
+            volatile double gap = m_flowInfo[f].start - clock;
+            volatile double due = clock + gap;
+            m_flowInfo[f].startDue = due;
+            clock = due;
+        }
+    }
+
     void UseNs2Rng(Ptr<RedQueueDisc> red)
     {
         if (!red || !m_useNs2Rng)

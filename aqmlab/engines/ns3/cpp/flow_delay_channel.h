@@ -58,7 +58,22 @@ class FlowDelayChannel : public HeaderlessChannel
             return Seconds(delay);
         }
         const double d = m_book->Enter(f, 1, (Simulator::Now() + arrival).GetSeconds(), delay, fin);
-        return d < 0 ? Seconds(-1) : Seconds(d);
+        if (d <= 0)
+        {
+            return d < 0 ? Seconds(-1) : Time(0);
+        }
+        Ns2ClockSimulatorImpl* sim = Ns2ClockSimulatorImpl::Current();
+        double at = 0;
+        if (sim && sim->TakeHint(arrival.GetTimeStep(), &at))
+        {
+            // the link's arrival at the client's node (Ns2LinkClock), then the box's release
+            const double due = m_book->Ns2Release(f, 1, at, d);
+            const int64_t steps = std::max<int64_t>(
+                1, std::llround((due - at) * double(sim->StepsPerSecond())));
+            sim->Hint(arrival.GetTimeStep() + steps, due);
+            return TimeStep(steps);
+        }
+        return Seconds(d);
     }
 
   private:

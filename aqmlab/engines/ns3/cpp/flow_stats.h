@@ -52,6 +52,7 @@ struct FlowInfo
     double processing = 0;    // max random processing delay at the sender (s)
     double bootPhase = -1;    // RTO clock's tick phase, fraction of a tick (-1: from ports)
     double serverBoot = -1;   // web: the server's tick phase, drawn at the open (ns2_rng.h)
+    double startDue = -1;     // web: ns-2's double for the open (event_clock "ns2"), or -1
     double request = 0;       // web: request bytes the client sends before the response
     double delay = 0;         // extra one-way delay of this flow (FlowDelayChannel)
     double serverDelay = 0;   // web: seconds between the whole request and the response

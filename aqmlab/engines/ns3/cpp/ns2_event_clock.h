@@ -258,6 +258,30 @@ class Ns2ClockSimulatorImpl : public SimulatorImpl
         }
     }
 
+    /// Take back the hint for `delaySteps` (its double in `due`), if this event gave one.
+    bool TakeHint(int64_t delaySteps, double* due)
+    {
+        if (m_hintUid != m_currentUid)
+        {
+            return false;
+        }
+        for (int i = 0; i < m_hints; ++i)
+        {
+            if (m_hint[i].delay == delaySteps)
+            {
+                *due = m_hint[i].due;
+                m_hint[i] = m_hint[--m_hints];
+                return true;
+            }
+        }
+        return false;
+    }
+
+    int64_t StepsPerSecond() const
+    {
+        return m_perSecond;
+    }
+
     /// The next event scheduled from this event `delaySteps` later is due at
     /// fl(now + delayS): ns-2's sum with the delay's own double (a timer's RTO).
     void HintDelay(int64_t delaySteps, double delayS)

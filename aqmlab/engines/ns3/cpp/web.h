@@ -359,9 +359,15 @@ class WebClient : public Application
         {
             return;
         }
-        const double t = (*m_flows)[m_order[m_pos]].start;
+        const FlowInfo& info = (*m_flows)[m_order[m_pos]];
         const double now = Simulator::Now().GetSeconds();
-        m_next = Simulator::Schedule(Seconds(std::max(0.0, t - now)), &WebClient::Open, this);
+        const Time delay = Seconds(std::max(0.0, info.start - now));
+        if (Ns2ClockSimulatorImpl* sim = Ns2ClockSimulatorImpl::Current();
+            sim && info.startDue >= 0)
+        {
+            sim->Hint(delay.GetTimeStep(), info.startDue); // the replay's `$ns at` chain
+        }
+        m_next = Simulator::Schedule(delay, &WebClient::Open, this);
     }
 
     void Open()
