@@ -165,3 +165,31 @@ def test_a_syn_ack_resent_after_an_ignored_syn_carries_the_owed_ack():
     assert df2.response_time_s.iloc[1] == pytest.approx(6.1, abs=0.005)
     assert np.abs(df3.response_time_s.to_numpy() - df2.response_time_s.to_numpy()).max() < 1e-9
     assert arrivals(raw3) == arrivals(raw2) == {FORWARD: 7, REVERSE: 11}
+
+
+
+@pytest.mark.parametrize("delay,start", [(0.003, 1.0), (0.0123, 1.3), (0.04, 1.7)])
+def test_a_response_that_completes_the_handshake_carries_the_owed_ack(delay: float,
+                                                                      start: float):
+    """Weigle's set-up (DelayBox, ns-2's clock): the SYN/ACK is lost, the client's retried
+    SYN meets the server's SYN/ACK retry, and then the client's handshake ACK and request
+    are lost too: the request, resent 6 s later, completes the handshake. The ACK Full-TCP
+    owes the ignored SYN rides on the response's first segment (``foutput()`` clears
+    TF_ACKNOW), so no ACK follows it; ns-3 sent one after the response's first segments
+    (Weigle's drop-tail at 105 %, seed 1, 14.4824 s). Both engines send the same packets
+    each way and end the response at the same instant."""
+    def one(engine: str):
+        sc = scenario({"syn_options": "none"}, delay="0ms", rtt="packmime",
+                      duration="30s").replace(**{
+            "topology.link_header": "none", "topology.delay_box": "ns2",
+            "run.event_clock": "ns2",
+            "topology.forward_queue": DropTail(limit=LIMIT, drop_packets=(1,),
+                                               drop_count="all"),
+            "topology.reverse_queue": DropTail(limit=LIMIT, drop_packets=(3, 4),
+                                               drop_count="all")})
+        df, raw = run(sc, engine, [500], [5000], start=[start], extra_delay=[delay])
+        return float(df.response_time_s.iloc[0]), arrivals(raw)
+
+    (t3, a3), (t2, a2) = one("ns3"), one("ns2")
+    assert t2 == pytest.approx(12.0 + 8 * delay, abs=0.01)  # 6 s SYN, 6 s request RTO
+    assert abs(t3 - t2) < 1e-9 and a3 == a2

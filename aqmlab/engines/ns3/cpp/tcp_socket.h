@@ -2585,7 +2585,7 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         }
         // Full-TCP's foutput() clears TF_ACKNOW with every packet it sends: a SYN/ACK the
         // timer resends after an ignored duplicate SYN is that SYN's ACK (IgnoreDupSyn)
-        m_dupSynAckOwed = m_dupSynAckOwed && !syn;
+        m_dupSynAckOwed = false;
         if (m_finOnClosingAcks)
         {
             flags = ClosingAckFlags(flags);
@@ -3499,6 +3499,7 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         if (sz > 0)
         {
             m_lastDataSent = Simulator::Now().GetSeconds();
+            m_dupSynAckOwed = false; // foutput(): the data carries the owed ACK (IgnoreDupSyn)
         }
         SendContext::fastRetransmit = false;
         m_cwrSending = false;
@@ -3601,10 +3602,11 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     //    SYN/ACK) is ignored; the SYN/ACK is resent by its own retransmission timer only
     //    (tcp-full.cc: "We should just ignore the duplicate SYN", M. Weigle 2001); the
     //    ACK it owes that SYN (TF_ACKNOW, set while trimming it) goes out when the
-    //    handshake completes, unless a SYN/ACK resent by the timer has carried it first
-    //    (foutput() clears TF_ACKNOW with every packet: Weigle's 80 % load, seed 1, a
-    //    retried SYN reached the server 2.4 us before its SYN/ACK timer fired, and ns-3's
-    //    extra ACK at 10.5634 s was the runs' first difference). ns-3 answers each
+    //    handshake completes, unless a packet has carried it first: foutput() clears
+    //    TF_ACKNOW with every packet, a SYN/ACK its timer resends after that SYN (Weigle's
+    //    80 % load, seed 1, 10.5634 s) or the response to a request that completed the
+    //    handshake (drop-tail at 105 %, seed 1: the handshake's ACK lost, the request
+    //    resent 6 s later; ns-3's owed ACK followed its first two segments at 14.4824 s). ns-3 answers each
     //    duplicate SYN with a SYN/ACK at once (and doubles its timer).
 
     static uint8_t Flags(Ptr<const Packet> packet)
