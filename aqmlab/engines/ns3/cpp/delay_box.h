@@ -60,12 +60,7 @@ class DelayBoxBook
             return 0;
         }
         delay = std::max(delay, 0.0);
-        const size_t i = 2 * size_t(f) + dir;
-        if (i >= m_finOut.size())
-        {
-            m_finOut.resize(i + 2, -1.0);
-        }
-        double& out = m_finOut[i];
+        double& out = At(f, dir).finOut;
         if (out >= 0 && now >= out)
         {
             return 0.0; // the entry is gone: not the box's packet
@@ -93,12 +88,7 @@ class DelayBoxBook
     /// fl(fl(now + delay') - deltasum_).
     double Ns2Release(int64_t f, int dir, double now, double delay)
     {
-        const size_t i = 2 * size_t(f) + dir;
-        if (i >= m_box.size())
-        {
-            m_box.resize(i + 2);
-        }
-        Box& b = m_box[i];
+        Box& b = At(f, dir);
         volatile double ms = delay * 1000.0;
         volatile double d = ms / 1000.0;
         volatile double xfer = now + d;
@@ -119,13 +109,25 @@ class DelayBoxBook
     }
 
   private:
+    /// One direction of one flow in the box.
     struct Box
     {
-        double deltasum = 0;
-        double last = -1; // the last release double (-1: none)
+        double finOut = -1;   // when its FIN leaves (-1: none yet)
+        double deltasum = 0;  // DelayBoxQueue's deltasum_ (Ns2Release)
+        double last = -1;     // the last release double (-1: none; Ns2Release)
     };
-    std::vector<Box> m_box;       // per flow and direction (Ns2Release)
-    std::vector<double> m_finOut; // per flow and direction: when its FIN leaves (-1: none yet)
+
+    Box& At(int64_t f, int dir)
+    {
+        const size_t i = 2 * size_t(f) + dir;
+        if (i >= m_box.size())
+        {
+            m_box.resize(i + 2);
+        }
+        return m_box[i];
+    }
+
+    std::vector<Box> m_box; // per flow and direction
     Ns2Rng* m_rng{nullptr};
 };
 

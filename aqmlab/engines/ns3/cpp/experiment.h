@@ -831,9 +831,6 @@ class Experiment
         dev->GetNode()->GetObject<TrafficControlLayer>()->SetRootQueueDiscOnDevice(dev, qd);
     }
 
-    /// With random_stream "ns2", RED's early-drop draws (RedQueueDisc::DropEarly's
-    /// m_uv->GetValue(), where ns-2's drop_early draws Random::uniform()) come from the
-    /// run's ns-2 stream.
     /// ns-2's doubles for the replayed opens on its event clock: web_replay.tcl schedules
     /// each open from the previous one (`$ns at t` at clock c is due at fl(c + fl(t - c))),
     /// the first from the set-up (clock 0), in start order over every group.
@@ -863,6 +860,9 @@ class Experiment
         }
     }
 
+    /// With random_stream "ns2", RED's early-drop draws (RedQueueDisc::DropEarly's
+    /// m_uv->GetValue(), where ns-2's drop_early draws Random::uniform()) come from the
+    /// run's ns-2 stream.
     void UseNs2Rng(Ptr<RedQueueDisc> red)
     {
         if (!red || !m_useNs2Rng)

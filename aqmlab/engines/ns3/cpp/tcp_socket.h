@@ -656,18 +656,6 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         m_bootOf = std::move(f);
     }
 
-    /// This connection's tick phase in seconds (ns-2's boot_time_ itself; see SetBootPhase).
-    void SetBootSeconds(double seconds)
-    {
-        m_bootSeconds = seconds;
-    }
-
-    /// The RTO clock's tick (clock_granularity), s.
-    double TickSeconds() const
-    {
-        return m_clockGranularity.GetSeconds();
-    }
-
     /// Called once when a passive close ends (LAST_ACK, our FIN acknowledged): ns-2's
     /// Full-TCP then calls finish() and reset() (web.h, WebBootPhases).
     void SetOnPassiveCloseDone(std::function<void()> f)
@@ -1248,7 +1236,6 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
                m_txBuffer->HeadSequence() != m_tcb->m_highTxMark.Get();
     }
 
-    /// Whether `packet` (TCP header first) is a FIN without data.
     // ---- FINs while closing (FinOnClosingAcks, AckEarlyFin) ------------------------------
     // Full-TCP's outflags() put FIN on every packet sent in FIN_WAIT_1, CLOSING and
     // LAST_ACK, and foutput() keeps it on any packet that empties the send buffer, so an
@@ -1291,6 +1278,7 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
                    : flags;
     }
 
+    /// Whether `packet` (TCP header first) is a FIN without data.
     static bool IsBareFin(Ptr<const Packet> packet)
     {
         TcpHeader h;
@@ -1995,15 +1983,22 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         return k >= 1 ? k : fallback;
     }
 
+    /// The RTO clock's phase (boot_time_), fixed at its first use: BootPhase().
+    double ClockBoot()
+    {
+        if (!m_bootSet)
+        {
+            m_bootSet = true;
+            m_clock.boot = BootPhase();
+        }
+        return m_clock.boot;
+    }
+
     /// This connection's tick phase in [0, tick) (ns-2 draws boot_time_ per agent): the
     /// planned fraction of the tick, else a hash of the run's seed and the connection's
     /// ports, so no random stream of the run moves.
     double BootPhase() const
     {
-        if (m_bootSeconds >= 0)
-        {
-            return m_bootSeconds;
-        }
         if (m_bootFraction >= 0)
         {
             return m_bootFraction * m_clockGranularity.GetSeconds();
@@ -2027,11 +2022,7 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         InitClock();
         if (m_rtoTicks)
         {
-            if (!m_bootSet)
-            {
-                m_bootSet = true;
-                m_clock.boot = BootPhase();
-            }
+            ClockBoot();
             m_clock.Sample(Simulator::Now().GetSeconds(), tao.GetSeconds());
         }
         else
@@ -3774,8 +3765,7 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         double tao = Simulator::Now().GetSeconds() - m_lastDataSent;
         if (!m_timestampEnabled)
         {
-            const double boot = m_bootSet ? m_clock.boot : BootPhase();
-            const double tickoff = std::fmod(m_lastDataSent + boot, tick);
+            const double tickoff = std::fmod(m_lastDataSent + ClockBoot(), tick);
             tao = int((tao + tickoff) / tick) * tick;
         }
         if (tao > m_clock.rtxcur)
@@ -4084,7 +4074,6 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     Time m_rtoMemoTime;         // ... as a Time
     bool m_bootSet{false};
     double m_bootFraction{-1}; // SetBootPhase
-    double m_bootSeconds{-1};  // SetBootSeconds
     std::function<void()> m_onPassiveCloseDone; // SetOnPassiveCloseDone
     std::function<double(const Address&)> m_bootOf; // SetBootOf (listeners and their forks)
     bool m_rttActive{false};        // a segment is being timed (rtt_active_)
