@@ -113,8 +113,14 @@ class RecordingExperiment:
         first, self._flows = self._flows, self._flows + int(n_obj)
         return first
 
-    def SetFlowDelay(self, link: int) -> None:
-        self._rec("SetFlowDelay", int(link))
+    def SetFlowDelay(self, link: int, client: int = -1) -> None:
+        self._rec("SetFlowDelay", int(link), int(client))
+
+    def SetQueueWake(self, mode: str) -> None:
+        self._rec("SetQueueWake", str(mode))
+
+    def SetLinkHeader(self, mode: str) -> None:
+        self._rec("SetLinkHeader", str(mode))
 
     def SetTxTime(self, mode: str) -> None:
         self._rec("SetTxTime", str(mode))
@@ -142,6 +148,9 @@ class RecordingCpp:
 
     def ResetGlobals(self, seed: int, run: int) -> None:
         self.calls.append(f"ResetGlobals\t{int(seed)}\t{int(run)}")
+
+    def UseEventClock(self, mode: str) -> None:
+        self.calls.append(f"UseEventClock\t{mode}")
 
     def Experiment(self) -> RecordingExperiment:
         return RecordingExperiment(self.calls)

@@ -67,6 +67,7 @@ class Fields
     }
 
     uint64_t UInt() { return std::stoull(Str()); }
+    int64_t Int() { return std::stoll(Str()); }
 
     double Dbl() { return std::stod(Str()); }
 
@@ -208,6 +209,12 @@ main(int argc, char** argv)
             f.End();
             continue;
         }
+        if (call == "UseEventClock")
+        {
+            aqmlab::UseEventClock(f.Str()); // before the Experiment, as build() calls it
+            f.End();
+            continue;
+        }
         if (!exp)
         {
             exp = std::make_unique<aqmlab::Experiment>(); // as build() does after the reset
@@ -285,7 +292,16 @@ main(int argc, char** argv)
         }
         else if (call == "SetFlowDelay")
         {
-            exp->SetFlowDelay(f.UInt());
+            const auto link = f.UInt();
+            exp->SetFlowDelay(link, static_cast<int32_t>(f.Int()));
+        }
+        else if (call == "SetQueueWake")
+        {
+            exp->SetQueueWake(f.Str());
+        }
+        else if (call == "SetLinkHeader")
+        {
+            exp->SetLinkHeader(f.Str());
         }
         else if (call == "SetTxTime")
         {

@@ -104,3 +104,90 @@ def test_web_identical_without_them(tmp_path):
     assert fast.meta["event_buckets"] is True and slow.meta["event_buckets"] is False
     assert fast.meta["events"] > 100_000
     assert_same(slow, fast)
+
+
+QUEUE_PROBE = r"""
+namespace aqmlab_test_bucket_queue
+{
+struct Item
+{
+    double due;
+    uint32_t uid;
+};
+
+struct Earlier
+{
+    bool operator()(const Item& a, const Item& b) const
+    {
+        return a.due < b.due || (a.due == b.due && a.uid < b.uid);
+    }
+};
+
+struct Bucket
+{
+    uint64_t operator()(const Item& e) const
+    {
+        return static_cast<uint64_t>(e.due * 2048.0);
+    }
+};
+
+/// Pops of `n` items due from 0 to 600 s (equal dues among them; pushes between pops, some
+/// before the current bucket's end, some across the ring, some past it), through the
+/// bucket queue (`buckets`) or std::priority_queue: the uids in the order they came out.
+inline std::vector<uint32_t> Order(bool buckets, int n)
+{
+    aqmlab::BucketQueueOf<Item, Earlier, Bucket> q;
+    auto later = [](const Item& a, const Item& b) { return Earlier{}(b, a); };
+    std::priority_queue<Item, std::vector<Item>, decltype(later)> ref(later);
+    uint32_t x = 12345, uid = 0;
+    auto next = [&x] { x = x * 1103515245u + 12345u; return x >> 8; };
+    auto push = [&](double due) {
+        const Item it{due, uid++};
+        buckets ? q.Push(it) : ref.push(it);
+    };
+    for (int i = 0; i < n; ++i)
+    {
+        const uint32_t r = next();
+        push(r % 5 == 0 ? 0.25 * (r % 8) : r % 5 == 1 ? 1e-6 * (r % 3000) : (r % 600000) * 1e-3);
+    }
+    std::vector<uint32_t> out;
+    double now = 0;
+    while (buckets ? !q.Empty() : !ref.empty())
+    {
+        Item it;
+        if (buckets)
+        {
+            it = q.Pop();
+        }
+        else
+        {
+            it = ref.top();
+            ref.pop();
+        }
+        now = it.due;
+        out.push_back(it.uid);
+        const uint32_t r = next();
+        if (out.size() < 4 * size_t(n) && r % 3 == 0)
+        {
+            push(now + (r % 4 == 0 ? 0.0 : r % 4 == 1 ? 1e-4 * (r % 50) : r % 4 == 2 ? 0.01 * (r % 400) : r % 300));
+        }
+    }
+    return out;
+}
+} // namespace aqmlab_test_bucket_queue
+"""
+
+
+def test_bucket_queue_pops_in_a_single_heaps_order():
+    """ns-2's event clock keeps its events (ordered by ns-2's due double, then uid) in
+    BucketQueueOf: the same pops, in the same order, as one priority queue, with equal dues,
+    dues inside the current bucket, across the ring and beyond it, and pushes between pops."""
+    from aqmlab.engines.ns3 import loader, native
+
+    native.load()
+    loader.cppdef("#include <queue>\n" + QUEUE_PROBE)
+    probe = loader.gbl().aqmlab_test_bucket_queue
+    ref = list(probe.Order(False, 20000))
+    got = list(probe.Order(True, 20000))
+    assert len(ref) > 25000
+    assert got == ref

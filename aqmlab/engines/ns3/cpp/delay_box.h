@@ -179,9 +179,7 @@ class DelayBoxEgress : public TrafficControlLayer
         {
             const double now = sim->NowDouble();
             const double due = m_book->Ns2Release(f, 0, now, d);
-            const int64_t steps = std::max<int64_t>(
-                2, std::llround((due - now) * double(sim->StepsPerSecond())));
-            sim->Hint(steps, due);
+            const int64_t steps = sim->HintRelease(now, due, 2);
             Simulator::Schedule(TimeStep(steps), &TrafficControlLayer::Send, m_real, device,
                                 item);
             return;

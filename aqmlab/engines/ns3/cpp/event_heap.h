@@ -32,16 +32,25 @@ namespace aqmlab
 AQMLAB_SWITCH(EventHeap, EnvSwitch("AQMLAB_EVENT_HEAP", true))
 AQMLAB_SWITCH(EventBuckets, EnvSwitch("AQMLAB_EVENT_BUCKETS", true))
 
-/// An implicit 4-ary min-heap of events on (time, uid) in one vector.
-class QuadHeap
+/// ns-3's event order: (time, uid).
+struct EventKeyBefore
 {
-  public:
-    using Event = ns3::Scheduler::Event;
-
-    static bool Before(const Event& a, const Event& b)
+    bool operator()(const ns3::Scheduler::Event& a, const ns3::Scheduler::Event& b) const
     {
         return a.key.m_ts < b.key.m_ts ||
                (a.key.m_ts == b.key.m_ts && a.key.m_uid < b.key.m_uid);
+    }
+};
+
+/// An implicit 4-ary min-heap in one vector, first the least by `Less` (a strict total
+/// order on the elements, so the order of pops does not depend on the heap's shape).
+template <typename Event, typename Less>
+class QuadHeapOf
+{
+  public:
+    static bool Before(const Event& a, const Event& b)
+    {
+        return Less{}(a, b);
     }
 
     void Reserve(size_t n)
@@ -58,6 +67,26 @@ class QuadHeap
     {
         NS_ASSERT(!m_heap.empty());
         return m_heap.front();
+    }
+
+    size_t Size() const
+    {
+        return m_heap.size();
+    }
+
+    /// Each element once, in no particular order.
+    template <typename Fn>
+    void ForEach(Fn fn)
+    {
+        for (Event& ev : m_heap)
+        {
+            fn(ev);
+        }
+    }
+
+    void Clear()
+    {
+        m_heap.clear();
     }
 
     void Push(const Event& ev)
@@ -157,6 +186,133 @@ class QuadHeap
     }
 
     std::vector<Event> m_heap;
+};
+
+/// ns-3's pending events on (time, uid).
+using QuadHeap = QuadHeapOf<ns3::Scheduler::Event, EventKeyBefore>;
+
+/// A priority queue of `Event`s, least by `Less` first, as EventBuckets keeps ns-3's: a
+/// small heap of the current bucket's events, a ring of later buckets (unsorted vectors)
+/// and a heap of the events beyond the ring. `BucketOf` maps an element to its bucket and
+/// must not decrease along `Less` (an element before another is in the same bucket or an
+/// earlier one), so the first heap's least is the least of all and the pops come in the
+/// order a single heap gives.
+template <typename Event, typename Less, typename BucketOf>
+class BucketQueueOf
+{
+  public:
+    BucketQueueOf()
+        : m_ring(kBuckets)
+    {
+        m_near.Reserve(1024);
+    }
+
+    bool Empty() const
+    {
+        return m_count == 0;
+    }
+
+    void Push(const Event& ev)
+    {
+        ++m_count;
+        const uint64_t b = BucketOf{}(ev);
+        if (b <= m_cur)
+        {
+            m_near.Push(ev);
+        }
+        else if (b < m_cur + kBuckets)
+        {
+            m_ring[b & kMask].push_back(ev);
+            ++m_inRing;
+        }
+        else
+        {
+            m_far.Push(ev);
+        }
+    }
+
+    Event Pop()
+    {
+        NS_ASSERT(m_count > 0);
+        if (m_near.Empty())
+        {
+            Advance();
+        }
+        --m_count;
+        return m_near.Pop();
+    }
+
+    /// Each element once, in no particular order.
+    template <typename Fn>
+    void ForEach(Fn fn)
+    {
+        m_near.ForEach(fn);
+        for (auto& bucket : m_ring)
+        {
+            for (Event& ev : bucket)
+            {
+                fn(ev);
+            }
+        }
+        m_far.ForEach(fn);
+    }
+
+    void Clear()
+    {
+        m_near.Clear();
+        for (auto& bucket : m_ring)
+        {
+            bucket.clear();
+        }
+        m_far.Clear();
+        m_count = 0;
+        m_inRing = 0;
+    }
+
+  private:
+    static constexpr uint64_t kBuckets = 4096; // a power of two
+    static constexpr uint64_t kMask = kBuckets - 1;
+
+    /// The first heap is empty and some element is pending: move to the next bucket that
+    /// has one, and its elements (and the far heap's that now fall in the ring) to their tier.
+    void Advance()
+    {
+        while (m_near.Empty())
+        {
+            m_cur = m_inRing == 0 ? BucketOf{}(m_far.Top()) : m_cur + 1;
+            while (!m_far.Empty() && BucketOf{}(m_far.Top()) < m_cur + kBuckets)
+            {
+                const Event e = m_far.Pop();
+                const uint64_t b = BucketOf{}(e);
+                if (b <= m_cur)
+                {
+                    m_near.Push(e);
+                }
+                else
+                {
+                    m_ring[b & kMask].push_back(e);
+                    ++m_inRing;
+                }
+            }
+            auto& bucket = m_ring[m_cur & kMask];
+            if (!bucket.empty())
+            {
+                m_inRing -= bucket.size();
+                for (const Event& e : bucket)
+                {
+                    m_near.Push(e);
+                }
+                bucket.clear();
+            }
+        }
+    }
+
+    uint64_t m_cur = 0;    // the first heap holds every element of bucket <= m_cur
+    uint64_t m_count = 0;  // pending elements, all tiers
+    uint64_t m_inRing = 0; // elements in m_ring
+    QuadHeapOf<Event, Less> m_near;
+    std::vector<std::vector<Event>> m_ring; // buckets m_cur+1 .. m_cur+kBuckets-1
+    QuadHeapOf<Event, Less> m_far;          // buckets from m_cur+kBuckets on
 };
 
 /// The pending events as an implicit 4-ary min-heap on (time, uid) in one vector.

@@ -68,10 +68,7 @@ class FlowDelayChannel : public HeaderlessChannel
         {
             // the link's arrival at the client's node (Ns2LinkClock), then the box's release
             const double due = m_book->Ns2Release(f, 1, at, d);
-            const int64_t steps = std::max<int64_t>(
-                1, std::llround((due - at) * double(sim->StepsPerSecond())));
-            sim->Hint(arrival.GetTimeStep() + steps, due);
-            return TimeStep(steps);
+            return TimeStep(sim->HintRelease(at, due, 1, arrival.GetTimeStep()));
         }
         return Seconds(d);
     }

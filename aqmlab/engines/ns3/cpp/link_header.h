@@ -16,7 +16,8 @@
 #include "ns3/point-to-point-module.h"
 
 #include <cstdint>
-#include <unordered_map>
+#include <limits>
+#include <vector>
 
 namespace aqmlab
 {
@@ -52,20 +53,34 @@ class FrameShortening
         {
             return Time(0);
         }
-        auto it = m_memo.find(bytes);
-        if (it == m_memo.end())
+        if (bytes >= kMemoBytes)
         {
-            const Time d =
-                m_rate.CalculateBytesTxTime(bytes) - m_rate.CalculateBytesTxTime(WireBytes(bytes));
-            it = m_memo.emplace(bytes, d).first;
+            return Compute(bytes);
         }
-        return it->second;
+        if (bytes >= m_memo.size())
+        {
+            m_memo.resize(bytes + 1, kUnknown);
+        }
+        int64_t& steps = m_memo[bytes]; // indexed by size: read at every frame sent
+        if (steps == kUnknown)
+        {
+            steps = Compute(bytes).GetTimeStep();
+        }
+        return TimeStep(steps);
     }
 
   private:
+    static constexpr uint32_t kMemoBytes = 1 << 16;
+    static constexpr int64_t kUnknown = std::numeric_limits<int64_t>::min();
+
+    Time Compute(uint32_t bytes) const
+    {
+        return m_rate.CalculateBytesTxTime(bytes) - m_rate.CalculateBytesTxTime(WireBytes(bytes));
+    }
+
     DataRate m_rate{0};
     uint32_t m_trim = 0;
-    std::unordered_map<uint32_t, Time> m_memo;
+    std::vector<int64_t> m_memo; // time steps by frame size; kUnknown: not computed yet
 };
 
 /// A point-to-point channel that delivers each frame its FrameShortening sooner, plus any

@@ -20,6 +20,7 @@
 // whole number of femtoseconds). ns-3's one-step delay (TCP's SendPendingData after an
 // application's Send) is "now": ns-2 sends at once.
 #pragma once
+#include "event_heap.h"
 #include "ns2_tx_clock.h"
 
 #include "ns3/core-module.h"
@@ -90,7 +91,7 @@ class Ns2ClockSimulatorImpl : public SimulatorImpl
 
     bool IsFinished() const override
     {
-        return m_queue.empty() || m_stop;
+        return m_queue.Empty() || m_stop;
     }
 
     void Stop() override
@@ -181,11 +182,9 @@ class Ns2ClockSimulatorImpl : public SimulatorImpl
     void Run() override
     {
         m_stop = false;
-        while (!m_queue.empty() && !m_stop)
+        while (!m_queue.Empty() && !m_stop)
         {
-            std::pop_heap(m_queue.begin(), m_queue.end(), Later{});
-            const Entry e = m_queue.back();
-            m_queue.pop_back();
+            const Entry e = m_queue.Pop();
             if (IsDone(e.uid)) // removed
             {
                 e.impl->Unref();
@@ -277,9 +276,15 @@ class Ns2ClockSimulatorImpl : public SimulatorImpl
         return false;
     }
 
-    int64_t StepsPerSecond() const
+    /// Time steps from the double `from` to a release due at the double `due` (at least
+    /// `minSteps`), hinted for the event scheduled `offsetSteps` plus those steps from now
+    /// (a DelayBox's release: from now, or from a packet's arrival `offsetSteps` ahead).
+    int64_t HintRelease(double from, double due, int64_t minSteps, int64_t offsetSteps = 0)
     {
-        return m_perSecond;
+        const int64_t steps =
+            std::max<int64_t>(minSteps, std::llround((due - from) * double(m_perSecond)));
+        Hint(offsetSteps + steps, due);
+        return steps;
     }
 
     /// The next event scheduled from this event `delaySteps` later is due at
@@ -293,11 +298,8 @@ class Ns2ClockSimulatorImpl : public SimulatorImpl
   protected:
     void DoDispose() override
     {
-        for (Entry& e : m_queue)
-        {
-            e.impl->Unref();
-        }
-        m_queue.clear();
+        m_queue.ForEach([](Entry& e) { e.impl->Unref(); });
+        m_queue.Clear();
         SimulatorImpl::DoDispose();
     }
 
@@ -311,11 +313,11 @@ class Ns2ClockSimulatorImpl : public SimulatorImpl
         EventImpl* impl;
     };
 
-    struct Later
+    struct Earlier
     {
         bool operator()(const Entry& a, const Entry& b) const
         {
-            return a.due > b.due || (a.due == b.due && a.uid > b.uid);
+            return a.due < b.due || (a.due == b.due && a.uid < b.uid);
         }
     };
 
@@ -351,8 +353,7 @@ class Ns2ClockSimulatorImpl : public SimulatorImpl
     {
         const int64_t step = std::max(m_nowStep, Ns2Steps(due, m_perSecond));
         const Entry e{due, m_nextUid++, context, step, impl};
-        m_queue.push_back(e);
-        std::push_heap(m_queue.begin(), m_queue.end(), Later{});
+        m_queue.Push(e);
         return e;
     }
 
@@ -378,7 +379,16 @@ class Ns2ClockSimulatorImpl : public SimulatorImpl
 
     inline static Ns2ClockSimulatorImpl* s_current = nullptr;
     int64_t m_perSecond;
-    std::vector<Entry> m_queue; // a binary heap, earliest (due, uid) first
+    /// 2^-11 s (~0.49 ms) buckets of the due double: never decreasing along Earlier.
+    struct DueBucket
+    {
+        uint64_t operator()(const Entry& e) const
+        {
+            return static_cast<uint64_t>(e.due * 2048.0);
+        }
+    };
+
+    BucketQueueOf<Entry, Earlier, DueBucket> m_queue; // earliest (due, uid) first
     std::vector<bool> m_done;   // by uid: run or removed
     std::list<EventId> m_destroyEvents;
     double m_nowDouble = 0;
