@@ -106,9 +106,17 @@ class Ns2Rng
     }
 
   private:
+    /// Consume the counted draws due at or before `now`. A counted draw at exactly `now`
+    /// comes first: an incoming packet's DelayBox draw is counted when its link transmission
+    /// starts (FlowDelayChannel), for the instant it reaches the client's node, and ns-2.35
+    /// schedules that arrival then too (link/delay.cc LinkDelay::recv, s.schedule(target_,
+    /// p, txt + delay_)), so at a tie its event (uid) usually precedes the one that draws
+    /// for use. Weigle's ARED 5 ms at 105 % load, seed 1: at 6.772585072 s a DelayBox entry
+    /// and a RED arrival tied; with `<` RED took the box's number and the engines parted
+    /// at 6.7726 s with the same number of draws on both sides.
     void CatchUp(double now)
     {
-        while (!m_deferred.empty() && m_deferred.top() < now)
+        while (!m_deferred.empty() && m_deferred.top() <= now)
         {
             m_deferred.pop();
             Next();
