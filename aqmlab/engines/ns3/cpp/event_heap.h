@@ -191,18 +191,19 @@ class QuadHeapOf
 /// ns-3's pending events on (time, uid).
 using QuadHeap = QuadHeapOf<ns3::Scheduler::Event, EventKeyBefore>;
 
-/// A priority queue of `Event`s, least by `Less` first, as EventBuckets keeps ns-3's: a
-/// small heap of the current bucket's events, a ring of later buckets (unsorted vectors)
-/// and a heap of the events beyond the ring. `BucketOf` maps an element to its bucket and
-/// must not decrease along `Less` (an element before another is in the same bucket or an
-/// earlier one), so the first heap's least is the least of all and the pops come in the
-/// order a single heap gives.
+/// A priority queue of `Event`s, least by `Less` first: a small heap of the current bucket's
+/// elements, a ring of later buckets (unsorted vectors) and a heap of the elements beyond
+/// the ring. `BucketOf` maps an element to its bucket and must not decrease along `Less` (an
+/// element before another is in the same bucket or an earlier one), so the first heap's
+/// least is the least of all and the pops come in the order a single heap gives. The first
+/// heap is never empty while anything is pending (Top is always the least).
 template <typename Event, typename Less, typename BucketOf>
 class BucketQueueOf
 {
   public:
-    BucketQueueOf()
-        : m_ring(kBuckets)
+    explicit BucketQueueOf(BucketOf bucketOf = BucketOf{})
+        : m_bucketOf(bucketOf),
+          m_ring(kBuckets)
     {
         m_near.Reserve(1024);
     }
@@ -212,15 +213,21 @@ class BucketQueueOf
         return m_count == 0;
     }
 
+    const Event& Top() const
+    {
+        return m_near.Top();
+    }
+
     void Push(const Event& ev)
     {
         ++m_count;
-        const uint64_t b = BucketOf{}(ev);
+        const uint64_t b = m_bucketOf(ev);
         if (b <= m_cur)
         {
             m_near.Push(ev);
+            return;
         }
-        else if (b < m_cur + kBuckets)
+        if (b < m_cur + kBuckets)
         {
             m_ring[b & kMask].push_back(ev);
             ++m_inRing;
@@ -229,17 +236,61 @@ class BucketQueueOf
         {
             m_far.Push(ev);
         }
+        if (m_near.Empty())
+        {
+            Advance(); // it was the only element
+        }
     }
 
     Event Pop()
     {
-        NS_ASSERT(m_count > 0);
-        if (m_near.Empty())
+        const Event top = m_near.Pop();
+        --m_count;
+        if (m_near.Empty() && m_count > 0)
         {
             Advance();
         }
+        return top;
+    }
+
+    /// Remove `ev` (found by a scan of its tier); false if it is not here.
+    bool Remove(const Event& ev)
+    {
+        const uint64_t b = m_bucketOf(ev);
+        bool found = false;
+        if (b <= m_cur)
+        {
+            found = m_near.Remove(ev);
+        }
+        else if (b < m_cur + kBuckets)
+        {
+            auto& bucket = m_ring[b & kMask];
+            for (size_t i = 0; i < bucket.size(); ++i)
+            {
+                if (!Less{}(bucket[i], ev) && !Less{}(ev, bucket[i])) // the same element
+                {
+                    bucket[i] = bucket.back(); // a bucket's order does not matter
+                    bucket.pop_back();
+                    --m_inRing;
+                    found = true;
+                    break;
+                }
+            }
+        }
+        else
+        {
+            found = m_far.Remove(ev);
+        }
+        if (!found)
+        {
+            return false;
+        }
         --m_count;
-        return m_near.Pop();
+        if (m_near.Empty() && m_count > 0)
+        {
+            Advance();
+        }
+        return true;
     }
 
     /// Each element once, in no particular order.
@@ -269,6 +320,14 @@ class BucketQueueOf
         m_inRing = 0;
     }
 
+    /// Buckets moved into the first heap so far in this process, by every queue of this
+    /// type (tests: the path was taken).
+    static uint64_t& Loads()
+    {
+        static uint64_t n = 0;
+        return n;
+    }
+
   private:
     static constexpr uint64_t kBuckets = 4096; // a power of two
     static constexpr uint64_t kMask = kBuckets - 1;
@@ -279,11 +338,11 @@ class BucketQueueOf
     {
         while (m_near.Empty())
         {
-            m_cur = m_inRing == 0 ? BucketOf{}(m_far.Top()) : m_cur + 1;
-            while (!m_far.Empty() && BucketOf{}(m_far.Top()) < m_cur + kBuckets)
+            m_cur = m_inRing == 0 ? m_bucketOf(m_far.Top()) : m_cur + 1;
+            while (!m_far.Empty() && m_bucketOf(m_far.Top()) < m_cur + kBuckets)
             {
                 const Event e = m_far.Pop();
-                const uint64_t b = BucketOf{}(e);
+                const uint64_t b = m_bucketOf(e);
                 if (b <= m_cur)
                 {
                     m_near.Push(e);
@@ -303,10 +362,12 @@ class BucketQueueOf
                     m_near.Push(e);
                 }
                 bucket.clear();
+                ++Loads();
             }
         }
     }
 
+    BucketOf m_bucketOf;
     uint64_t m_cur = 0;    // the first heap holds every element of bucket <= m_cur
     uint64_t m_count = 0;  // pending elements, all tiers
     uint64_t m_inRing = 0; // elements in m_ring
@@ -390,105 +451,57 @@ class EventBuckets : public ns3::Scheduler
     }
 
     EventBuckets()
-        : m_shift(BucketShift()),
-          m_ring(kBuckets)
+        : m_queue(StepBucket{BucketShift()})
     {
-        m_near.Reserve(1024);
     }
 
     void Insert(const Event& ev) override
     {
-        ++m_count;
-        const uint64_t b = Bucket(ev);
-        if (b <= m_cur)
-        {
-            m_near.Push(ev);
-            return;
-        }
-        if (b < m_cur + kBuckets)
-        {
-            m_ring[b & kMask].push_back(ev);
-            ++m_inRing;
-        }
-        else
-        {
-            m_far.Push(ev);
-        }
-        if (m_near.Empty())
-        {
-            Advance(); // it was the only event
-        }
+        m_queue.Push(ev);
     }
 
     bool IsEmpty() const override
     {
-        return m_count == 0;
+        return m_queue.Empty();
     }
 
     Event PeekNext() const override
     {
-        return m_near.Top(); // never empty while any event is pending
+        return m_queue.Top();
     }
 
     Event RemoveNext() override
     {
-        const Event top = m_near.Pop();
-        --m_count;
-        if (m_near.Empty() && m_count > 0)
-        {
-            Advance();
-        }
-        return top;
+        return m_queue.Pop();
     }
 
     void Remove(const Event& ev) override
     {
-        const uint64_t b = Bucket(ev);
-        bool found = false;
-        if (b <= m_cur)
-        {
-            found = m_near.Remove(ev);
-        }
-        else if (b < m_cur + kBuckets)
-        {
-            auto& bucket = m_ring[b & kMask];
-            for (size_t i = 0; i < bucket.size(); ++i)
-            {
-                if (bucket[i].key.m_uid == ev.key.m_uid && bucket[i].key.m_ts == ev.key.m_ts)
-                {
-                    bucket[i] = bucket.back(); // a bucket's order does not matter
-                    bucket.pop_back();
-                    --m_inRing;
-                    found = true;
-                    break;
-                }
-            }
-        }
-        else
-        {
-            found = m_far.Remove(ev);
-        }
-        if (!found)
+        if (!m_queue.Remove(ev))
         {
             NS_FATAL_ERROR("aqmlab::EventBuckets::Remove: no such event");
-        }
-        --m_count;
-        if (m_near.Empty() && m_count > 0)
-        {
-            Advance();
         }
     }
 
     /// Buckets moved into the first heap so far in this process (tests: the path was taken).
     static uint64_t& Loads()
     {
-        static uint64_t n = 0;
-        return n;
+        return Queue::Loads();
     }
 
   private:
-    static constexpr uint64_t kBuckets = 4096; // a power of two
-    static constexpr uint64_t kMask = kBuckets - 1;
+    /// An event's bucket: its time in steps of the largest power of two <= 1 ms.
+    struct StepBucket
+    {
+        unsigned shift;
+
+        uint64_t operator()(const Event& ev) const
+        {
+            return ev.key.m_ts >> shift;
+        }
+    };
+
+    using Queue = BucketQueueOf<Event, EventKeyBefore, StepBucket>;
 
     /// log2 of a bucket's width in time steps: the largest power of two <= 1 ms.
     static unsigned BucketShift()
@@ -502,60 +515,7 @@ class EventBuckets : public ns3::Scheduler
         return k;
     }
 
-    uint64_t Bucket(const Event& ev) const
-    {
-        return ev.key.m_ts >> m_shift;
-    }
-
-    /// The first heap is empty and some event is pending: move to the next bucket that has
-    /// one, and its events (and the second heap's that now fall in the ring) to their tier.
-    void Advance()
-    {
-        while (m_near.Empty())
-        {
-            if (m_inRing == 0)
-            {
-                m_cur = Bucket(m_far.Top()); // the ring is empty: jump to the far events
-            }
-            else
-            {
-                ++m_cur;
-            }
-            while (!m_far.Empty() && Bucket(m_far.Top()) < m_cur + kBuckets)
-            {
-                const Event e = m_far.Pop();
-                const uint64_t b = Bucket(e);
-                if (b <= m_cur)
-                {
-                    m_near.Push(e);
-                }
-                else
-                {
-                    m_ring[b & kMask].push_back(e);
-                    ++m_inRing;
-                }
-            }
-            auto& bucket = m_ring[m_cur & kMask];
-            if (!bucket.empty())
-            {
-                m_inRing -= bucket.size();
-                for (const Event& e : bucket)
-                {
-                    m_near.Push(e);
-                }
-                bucket.clear();
-                ++Loads();
-            }
-        }
-    }
-
-    unsigned m_shift;
-    uint64_t m_cur = 0;    // the first heap holds every event of bucket <= m_cur
-    uint64_t m_count = 0;  // pending events, all tiers
-    uint64_t m_inRing = 0; // events in m_ring
-    QuadHeap m_near;
-    std::vector<std::vector<Event>> m_ring; // buckets m_cur+1 .. m_cur+kBuckets-1
-    QuadHeap m_far;                         // buckets from m_cur+kBuckets on
+    Queue m_queue;
 };
 
 inline void
