@@ -67,7 +67,7 @@ class DelayBoxBook
         }
         if (m_rng != nullptr)
         {
-            m_rng->Defer(now);
+            m_rng->Defer(now, dir == 1); // to the client: an arrival ns-2 schedules now
         }
         if (out >= 0)
         {

@@ -242,6 +242,20 @@ class Ns2ClockSimulatorImpl : public SimulatorImpl
         return m_nowDouble;
     }
 
+    /// The running event's uid: events due at the same double run in uid order, which is
+    /// scheduling order, as in ns-2's scheduler.
+    uint32_t CurrentUid() const
+    {
+        return m_currentUid;
+    }
+
+    /// The uid the next scheduled event gets: the place in ns-2's order of an event that
+    /// ns-2 would schedule now and ns-3 does not (a DelayBox arrival, Ns2Rng::Defer).
+    uint32_t NextUid() const
+    {
+        return m_nextUid;
+    }
+
     /// The next event scheduled from this event with a delay of `delaySteps` is due at the
     /// double `due` (a link's exact sums; at most two pending, per transmission).
     void Hint(int64_t delaySteps, double due)

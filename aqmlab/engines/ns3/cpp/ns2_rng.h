@@ -17,13 +17,16 @@
 // the RTO clock's tick phase; DelayBoxClassifier::recv(): one Random::uniform(0, 1) for every
 // packet of a flow in its table, whatever its loss rate): see WebBootPhases (web.h) and
 // DelayBoxBook (delay_box.h). A DelayBox draw's value is never used, so it is only counted
-// (Defer) with the time it happens, and consumed before the next draw that is used.
+// (Defer) with the time it happens and its place in ns-2's event order, and consumed before
+// the next draw that is used.
 //
 // Ns2UniformVariable is an ns-3 UniformRandomVariable whose GetValue() draws from an
 // Ns2Rng: min + U (max - min), U(0,1) itself at the defaults, as ns-3's formula gives.
 // RedQueueDisc::DropEarly calls m_uv->GetValue() (virtual), so a RED's m_uv replaced by
 // one draws where ns-2's drop_early draws.
 #pragma once
+#include "ns2_event_clock.h"
+
 #include "ns3/core-module.h"
 
 #include <array>
@@ -100,23 +103,49 @@ class Ns2Rng
     }
 
     /// A draw at `t` (s, now or later) whose value nobody reads: it only moves the stream.
-    void Defer(double t)
+    /// `scheduled`: ns-2 makes it in an event it schedules now (a packet's arrival at the
+    /// DelayBox's node, scheduled as its transmission starts), else in the running event
+    /// (a packet the node itself sends into the box).
+    void Defer(double t, bool scheduled)
     {
-        m_deferred.push(t);
+        uint32_t order = 0;
+        if (const Ns2ClockSimulatorImpl* sim = Ns2ClockSimulatorImpl::Current())
+        {
+            order = scheduled ? sim->NextUid() : sim->CurrentUid();
+        }
+        m_deferred.push({t, order});
     }
 
   private:
-    /// Consume the counted draws due at or before `now`. A counted draw at exactly `now`
-    /// comes first: an incoming packet's DelayBox draw is counted when its link transmission
-    /// starts (FlowDelayChannel), for the instant it reaches the client's node, and ns-2.35
-    /// schedules that arrival then too (link/delay.cc LinkDelay::recv, s.schedule(target_,
-    /// p, txt + delay_)), so at a tie its event (uid) usually precedes the one that draws
-    /// for use. Weigle's ARED 5 ms at 105 % load, seed 1: at 6.772585072 s a DelayBox entry
-    /// and a RED arrival tied; with `<` RED took the box's number and the engines parted
-    /// at 6.7726 s with the same number of draws on both sides.
+    /// A counted draw: when it is due, and its place among events due at the same time.
+    struct Deferred
+    {
+        double t;
+        uint32_t order;
+
+        bool operator>(const Deferred& o) const
+        {
+            return t > o.t || (t == o.t && order > o.order);
+        }
+    };
+
+    /// Consume the counted draws that ns-2 makes before the running event's draw: those due
+    /// earlier, and those due now in an event ns-2 runs first. ns-2's scheduler runs events
+    /// due at the same time in scheduling order (uid), and so does ns-2's event clock in
+    /// ns-3 (Ns2ClockSimulatorImpl), so a counted draw due now comes first when its event
+    /// was scheduled no later than the running one (its uid at scheduling <= the running
+    /// event's). On ns-3's own clock every counted draw due now comes first. Weigle's ARED
+    /// 5 ms: at 105 %, seed 1, 6.772585072 s a box arrival scheduled first came first
+    /// (test_delay_box_draw_tie.py); at 80 %, seed 3, 81.536832 s RED's arrival, scheduled
+    /// 114 us before the box's, drew first on ns-2.35 and, with the box always first, RED
+    /// dropped a segment on ns-3 only.
     void CatchUp(double now)
     {
-        while (!m_deferred.empty() && m_deferred.top() <= now)
+        const Ns2ClockSimulatorImpl* sim = Ns2ClockSimulatorImpl::Current();
+        const uint32_t running = sim != nullptr ? sim->CurrentUid() : UINT32_MAX;
+        while (!m_deferred.empty() &&
+               (m_deferred.top().t < now ||
+                (m_deferred.top().t == now && m_deferred.top().order <= running)))
         {
             m_deferred.pop();
             Next();
@@ -131,7 +160,7 @@ class Ns2Rng
         return double(p1 > p2 ? p1 - p2 : p1 - p2 + M1) * norm;
     }
 
-    std::priority_queue<double, std::vector<double>, std::greater<double>> m_deferred;
+    std::priority_queue<Deferred, std::vector<Deferred>, std::greater<Deferred>> m_deferred;
     std::array<int64_t, 6> m_c{12345, 12345, 12345, 12345, 12345, 12345}; // Cg
     std::array<int64_t, 6> m_b{12345, 12345, 12345, 12345, 12345, 12345}; // Bg
 };
