@@ -260,15 +260,19 @@ class Ns2ClockSimulatorImpl : public SimulatorImpl
     /// double `due` (a link's exact sums; at most two pending, per transmission).
     void Hint(int64_t delaySteps, double due)
     {
-        if (m_hintUid != m_currentUid)
-        {
-            m_hintUid = m_currentUid;
-            m_hints = 0;
-        }
-        if (m_hints < 2)
-        {
-            m_hint[m_hints++] = {delaySteps, due};
-        }
+        Hint(delaySteps, due, HintRole::Plain);
+    }
+
+    /// A link's transmission (Ns2LinkClock): the end (`txSteps`, the device's
+    /// TransmitComplete) and the arrival at the far node (the channel's Receive). ns-3
+    /// schedules the end first, ns-2 the arrival (LinkDelay::recv: s.schedule(target_, p,
+    /// txt + delay_), then s.schedule(h, &intr_, txt)), so the two swap places in the
+    /// order of events due at the same time: the end gets the later uid. With a zero link
+    /// delay both are due at once and the arrival runs first, as on ns-2.
+    void HintTransmission(int64_t txSteps, double end, int64_t arrivalSteps, double arrival)
+    {
+        Hint(txSteps, end, HintRole::End);
+        Hint(arrivalSteps, arrival, HintRole::Arrival);
     }
 
     /// Take back the hint for `delaySteps` (its double in `due`), if this event gave one.
@@ -353,6 +357,7 @@ class Ns2ClockSimulatorImpl : public SimulatorImpl
                 if (m_hint[i].delay == d)
                 {
                     const double due = m_hint[i].due;
+                    m_dueRole = m_hint[i].role;
                     m_hint[i] = m_hint[--m_hints];
                     return due;
                 }
@@ -366,9 +371,33 @@ class Ns2ClockSimulatorImpl : public SimulatorImpl
     Entry Insert(double due, EventImpl* impl, uint32_t context)
     {
         const int64_t step = std::max(m_nowStep, Ns2Steps(due, m_perSecond));
-        const Entry e{due, m_nextUid++, context, step, impl};
+        const Entry e{due, TakeUid(), context, step, impl};
         m_queue.Push(e);
         return e;
+    }
+
+    /// The uid of the event being inserted: the next one, except that a transmission's end
+    /// whose arrival is still to be scheduled leaves the lower uid to that arrival
+    /// (HintTransmission).
+    uint32_t TakeUid()
+    {
+        const HintRole role = m_dueRole;
+        m_dueRole = HintRole::Plain;
+        if (role == HintRole::End && m_hintUid == m_currentUid && m_hints > 0 &&
+            m_hint[0].role == HintRole::Arrival)
+        {
+            m_reservedUid = m_nextUid;
+            m_reservedFor = m_currentUid;
+            m_reserved = true;
+            m_nextUid += 2;
+            return m_reservedUid + 1;
+        }
+        if (role == HintRole::Arrival && m_reserved && m_reservedFor == m_currentUid)
+        {
+            m_reserved = false;
+            return m_reservedUid;
+        }
+        return m_nextUid++;
     }
 
     void Done(uint32_t uid)
@@ -385,11 +414,32 @@ class Ns2ClockSimulatorImpl : public SimulatorImpl
         return uid < m_done.size() && m_done[uid];
     }
 
+    enum class HintRole : uint8_t
+    {
+        Plain,
+        End,     // a transmission's end (HintTransmission)
+        Arrival, // its arrival at the far node
+    };
+
     struct HintRec
     {
         int64_t delay;
         double due;
+        HintRole role;
     };
+
+    void Hint(int64_t delaySteps, double due, HintRole role)
+    {
+        if (m_hintUid != m_currentUid)
+        {
+            m_hintUid = m_currentUid;
+            m_hints = 0;
+        }
+        if (m_hints < 2)
+        {
+            m_hint[m_hints++] = {delaySteps, due, role};
+        }
+    }
 
     inline static Ns2ClockSimulatorImpl* s_current = nullptr;
     int64_t m_perSecond;
@@ -415,6 +465,10 @@ class Ns2ClockSimulatorImpl : public SimulatorImpl
     uint32_t m_hintUid = 0;
     int m_hints = 0;
     HintRec m_hint[2] = {};
+    HintRole m_dueRole = HintRole::Plain; // of the hint Due() took for the next Insert
+    bool m_reserved = false;              // m_reservedUid waits for its arrival
+    uint32_t m_reservedUid = 0;
+    uint32_t m_reservedFor = 0;           // the event that reserved it
 };
 
 /// On ns-2's event clock, the next event scheduled `delay` from now is due at
@@ -496,8 +550,8 @@ class Ns2LinkClock : public SimpleRefCount<Ns2LinkClock>
         volatile double end = start + txt;          // s.schedule(h, &intr_, txt)
         volatile double path = txt + m_delayS;      // txt + delay_
         volatile double arrival = start + path;     // s.schedule(target_, p, txt + delay_)
-        sim->Hint(txSteps, end); // no InterframeGap: Ns2TxClock is not installed with it
-        sim->Hint(txSteps + m_delaySteps, arrival);
+        // no InterframeGap: Ns2TxClock is not installed with it
+        sim->HintTransmission(txSteps, end, txSteps + m_delaySteps, arrival);
     }
 
     DataRate m_rate;
