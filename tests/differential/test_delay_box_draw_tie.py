@@ -7,8 +7,9 @@ due at the same time in scheduling order, so the draw whose event was scheduled 
 comes first. Weigle's ARED 5 ms at 105 % load, seed 1: at 6.772585072 s a DelayBox
 arrival scheduled before a RED arrival tied with it (RED taking the box's number, the
 engines parted at 6.7726 s); at 80 %, seed 3, 81.536832 s, RED's arrival was scheduled
-first (114 us earlier, a 1,460-byte frame at 100 Mb/s) and drew first on ns-2.35, while
-ns-3 with the box always first dropped a segment that ns-2.35 kept (81.5368 s).
+first, 114 us before the box's (a 1,460-byte frame takes 117 us at 100 Mb/s, the box's
+40-byte packet 3.2 us), and drew first on ns-2.35, while ns-3 with the box always first
+dropped a segment that ns-2.35 kept (81.5368 s).
 """
 
 from __future__ import annotations
