@@ -47,17 +47,21 @@ def test_the_owed_ack_follows_the_response_on_both_engines():
     assert _forward("ns3") == NS2_FORWARD
 
 
-def test_the_packet_after_a_fin_sits_at_the_fins_number():
-    """A 148-byte response fits one packet with its FIN; the owed ACK after it carries the
-    FIN's sequence number (ns-2's FIN copy), which the closing client ignores: seven
-    client-to-server packets on both engines (numbered one past the FIN, ns-3's own choice
-    for an ACK after its FIN, it closes the client early and the server's last ACK draws a
-    reset: eight), and the response ends within 20 us of ns-2.35's 2.1017 s."""
-    got = {}
-    for engine in ("ns2", "ns3"):
-        df, raw = run(reverse_drops((3,), duration="40s"), engine, [2840], [148])
-        got[engine] = (arrivals(raw), float(df.end_s.iloc[0]))
-    assert got["ns2"][0] == {FORWARD: 5, "R1->R0": 7}
-    assert got["ns3"][0] == got["ns2"][0]
-    assert got["ns2"][1] == pytest.approx(2.1017, abs=0.0005)
-    assert abs(got["ns3"][1] - got["ns2"][1]) < 20e-6
+def _fill(engine: str, tcp: dict | None = None) -> tuple[dict[str, int], float]:
+    df, raw = run(reverse_drops((3,), tcp, duration="40s"), engine, [2840], [148])
+    return arrivals(raw), float(df.end_s.iloc[0])
+
+
+def test_the_packet_after_a_fin_is_the_fin_again():
+    """A 148-byte response fits one packet with its FIN; the owed ACK after it is a FIN
+    again at the FIN's number (``closing_ack = "with_fin"``), which the closing client
+    drops: seven client-to-server packets on both engines, and the response ends within
+    20 us of ns-2.35's 2.1017 s. As ns-3's plain ACK one past the FIN
+    (``closing_ack = "plain"``) it closes the client early, and the server's last ACK
+    draws a reset: eight."""
+    ns2_, ns3 = _fill("ns2"), _fill("ns3")
+    assert ns2_[0] == {FORWARD: 5, "R1->R0": 7}
+    assert ns3[0] == ns2_[0]
+    assert ns2_[1] == pytest.approx(2.1017, abs=0.0005)
+    assert abs(ns3[1] - ns2_[1]) < 20e-6
+    assert _fill("ns3", {"closing_ack": "plain"})[0] == {FORWARD: 5, "R1->R0": 8}

@@ -3727,13 +3727,12 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     /// path, which gives the bytes to the application first and only then owes the ACK
     /// (recv() sets TF_ACKNOW after recvBytes()). So a response the application writes in
     /// that upcall leaves first (send_much() from the write), and the owed ACK follows in
-    /// a forced foutput() at t_seqno_: a short tail Nagle held, else a packet of no data.
-    /// After a FIN that packet is Full-TCP's FIN|ACK at the FIN's sequence number, which a
-    /// client that has the FIN drops as a duplicate; it goes here as an ACK at that
-    /// number, which ns-3's client ignores alike (FIN-flagged, ns-3 would close on it).
-    /// ns-3 sent the data carrying the ACK and nothing after it (one packet less: Weigle's
-    /// ARED 5 ms at 105 %, seed 2, 176.43 s, a 2,840-byte request whose first segment came
-    /// last). Only when the application wrote in the upcall; else the usual ACK.
+    /// a forced foutput() at t_seqno_: a short tail Nagle held, else a packet of no data,
+    /// after the response's FIN a FIN again at its number (closing_ack "with_fin"), which
+    /// the client drops (last_ack_fin "ignore"). ns-3 sent the data carrying the ACK and
+    /// nothing after it (one packet less: Weigle's ARED 5 ms at 105 %, seed 2, 176.43 s, a
+    /// 2,840-byte request whose first segment came last). Only when the application wrote
+    /// in the upcall; else the usual ACK.
     bool AckAfterUpcallData(uint8_t flags)
     {
         m_holeFillUpcall = false;
@@ -3744,18 +3743,7 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         }
         m_ackAfterUpcall = false;
         SendPendingData(m_connected);
-        if (m_owedAckCarriesData && (m_state == ESTABLISHED || m_state == CLOSE_WAIT) &&
-            SendHeldTail())
-        {
-            return true;
-        }
-        const TcpStates_t state = m_state;
-        if (state == FIN_WAIT_1 || state == LAST_ACK || state == CLOSING)
-        {
-            m_state = ESTABLISHED; // ns-3 numbers an ACK after its FIN one past it
-        }
-        TcpSocketBase::SendEmptyPacket(flags);
-        m_state = state;
+        SendEmptyPacket(flags); // the forced output: a held tail, else the ACK itself
         return true;
     }
 
