@@ -183,8 +183,11 @@ class Tcp(Spec):
       FIN: the last segment's ACK may be delayed, and no FIN follows from either end);
       ``fin_rule`` "ns3" | "full_tcp" (ns-2's Full-TCP puts its FIN on the last segment
       only if nothing is outstanding as it leaves, else sends it alone once everything is
-      acknowledged); ``last_ack_fin`` "ack" | "ignore" (ns-2's Full-TCP in LAST_ACK drops
-      every segment carrying a FIN, unanswered); ``closing_ack`` "plain" | "with_fin"
+      acknowledged); ``last_byte`` "ns3" | "full_tcp" (ns-2's Full-TCP sends a segment
+      holding only the application's last byte in a forced output only: an ACK of
+      everything sent, an owed ACK, a timeout); ``last_ack_fin`` "ack" | "ignore"
+      (ns-2's Full-TCP in LAST_ACK drops every segment carrying a FIN, unanswered);
+      ``closing_ack`` "plain" | "with_fin"
       (Full-TCP's ACKs after its FIN, with all data out, are FINs again);
       ``early_fin`` "queued" | "acked" (Full-TCP acknowledges a FIN that arrives ahead of
       missing data at once); ``idle_restart`` "none" | "initial_window" (Full-TCP restarts
@@ -253,6 +256,7 @@ class Tcp(Spec):
     last_segment: str = "auto"
     transfer_close: str = "auto"
     fin_rule: str = "auto"
+    last_byte: str = "auto"
     last_ack_fin: str = "auto"
     closing_ack: str = "auto"
     early_fin: str = "auto"

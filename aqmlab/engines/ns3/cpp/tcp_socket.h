@@ -478,6 +478,14 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
                               BooleanValue(false),
                               MakeBooleanAccessor(&AqmTcpSocket::m_fullTcpFin),
                               MakeBooleanChecker())
+                .AddAttribute("FullTcpLastByte",
+                              "The application's last byte leaves only in a forced output "
+                              "(ns-2's Full-TCP: send_allowed() takes curseq_, that byte's "
+                              "number, as one past it; see \"Full-TCP's last byte\"); "
+                              "false: ns-3, whenever the window and Nagle allow",
+                              BooleanValue(false),
+                              MakeBooleanAccessor(&AqmTcpSocket::m_fullTcpLastByte),
+                              MakeBooleanChecker())
                 .AddAttribute("LastAckIgnoresFin",
                               "A passive closer (LAST_ACK) drops every arriving segment that "
                               "carries a FIN, unanswered (ns-2's Full-TCP); false: ns-3, which "
@@ -565,6 +573,7 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
           m_fullLastSegment(other.m_fullLastSegment),
           m_noFinAfterTransfer(other.m_noFinAfterTransfer),
           m_fullTcpFin(other.m_fullTcpFin),
+          m_fullTcpLastByte(other.m_fullTcpLastByte),
           m_lastAckIgnoresFin(other.m_lastAckIgnoresFin),
           m_finOnClosingAcks(other.m_finOnClosingAcks),
           m_ackEarlyFin(other.m_ackEarlyFin),
@@ -1198,6 +1207,9 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
             EcnHalveWindow(true);
             m_ecnCutThisAck = true;
         }
+        // recv(): a new ACK of everything sent (ackno == maxseq_) forces the output after it
+        const ForcedOutput forced(this, tcpHeader.GetAckNumber() > m_txBuffer->HeadSequence() &&
+                                            tcpHeader.GetAckNumber() == m_tcb->m_highTxMark.Get());
         if (Sack1())
         {
             FullTcpLossDupacks(packet, tcpHeader);
@@ -3222,6 +3234,54 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     /// transmit (dupacks_ > 0: no send_much()).
     uint32_t AvailableWindow() const override
     {
+        const uint32_t window = Ns2AvailableWindow();
+        return window > 0 && LastByteHeld() ? 0 : window;
+    }
+
+    // ---- Full-TCP's last byte ---------------------------------------------------------
+    // FullTcpAgent::send_allowed(seq) lets a segment start only below curseq_, "1 seq
+    // number past the last byte we can send", but curseq_ is the number of the last byte
+    // the application wrote (iss_ + bytes; data starts at iss_ + 1). A segment that holds
+    // only that byte (a response of k x MSS + 1 bytes) is therefore never sent by
+    // send_much(0); it leaves only in a forced output: recv() at a new ACK of everything
+    // sent (ackno == maxseq_: needoutput), an owed ACK (TF_ACKNOW: foutput() puts in it what
+    // the window allows; the delayed-ACK tick), a timeout. A response of one byte waits
+    // for the request's ACK (up to the delayed-ACK tick) where ns-3 sends it at once; a
+    // last byte after more data leaves at Nagle's release on both; resent after a
+    // go-back-N whose ACK stops at it (the byte was sent before, maxseq_ lies past it), it
+    // waits for the next timeout on ns-2.35, where ns-3 resends it at once. Weigle's ARED
+    // 5 ms at 105 %, seed 3: a 1,421-byte response whose segments were both lost ended 2 s
+    // later on ns-2.35 (210.93 s). SACK recovery's pipe control (pipectrl_) does not test
+    // it.
+
+    /// FullTcpLastByte: whether the one unsent byte is the application's last, held.
+    bool LastByteHeld() const
+    {
+        return m_fullTcpLastByte && !m_lastByteForced &&
+               m_txBuffer->SizeFromSequence(m_tcb->m_nextTxSequence) == 1 &&
+               !(m_sackFullTcp && m_tcb->m_congState == TcpSocketState::CA_RECOVERY);
+    }
+
+    /// Sets `m_lastByteForced` for a scope (a forced output, FullTcpLastByte).
+    struct ForcedOutput
+    {
+        AqmTcpSocket* s;
+        bool before;
+        ForcedOutput(AqmTcpSocket* socket, bool on)
+            : s(socket),
+              before(socket->m_lastByteForced)
+        {
+            s->m_lastByteForced = before || on;
+        }
+        ~ForcedOutput()
+        {
+            s->m_lastByteForced = before;
+        }
+    };
+
+    /// The window before Full-TCP's last-byte rule.
+    uint32_t Ns2AvailableWindow() const
+    {
         const auto state = m_tcb->m_congState.Get();
         if (m_sack1Active || (m_ftLoss && !m_inTimeout && state == TcpSocketState::CA_LOSS))
         {
@@ -3353,6 +3413,7 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         {
             return;
         }
+        const ForcedOutput forced(this, true); // timeout(): send_much(1, ...)
         NagleForNewDataOnly(); // a resent short tail must not wait for Nagle
         // Count data timeouts only (not SYN/FIN retries, nor stale timers).
         if (m_stats && m_state != CLOSED && m_state != TIME_WAIT && m_state != SYN_SENT &&
@@ -3720,6 +3781,7 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
             return false;
         }
         m_ackAfterUpcall = false;
+        const ForcedOutput forced(this, true); // the ACK's own output comes last
         return SendPendingData(m_connected) > 0;
     }
 
@@ -3757,6 +3819,7 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     /// window, on ns-2 too. True if the tail left.
     bool SendHeldTail()
     {
+        const ForcedOutput forced(this, true);
         const uint32_t unsent = m_txBuffer->SizeFromSequence(m_tcb->m_nextTxSequence);
         if (!m_nagle || m_noDelay || unsent == 0 || unsent >= m_tcb->m_segmentSize ||
             AvailableWindow() < unsent)
@@ -4069,6 +4132,8 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     bool m_fullLastSegment{false};    // FullLastSegment (read by the Sender application)
     bool m_noFinAfterTransfer{false}; // NoFinAfterTransfer (read by the Sender application)
     bool m_fullTcpFin{false};         // FullTcpFin: "Full-TCP's FIN"
+    bool m_fullTcpLastByte{false};    // FullTcpLastByte: "Full-TCP's last byte"
+    bool m_lastByteForced{false};     // inside a forced output (FullTcpLastByte)
     bool m_lastAckIgnoresFin{false};  // LastAckIgnoresFin (see "A resent FIN in LAST_ACK")
     bool m_everyCeRx{false};          // an accepted socket with EveryCeMark
     bool m_finOnClosingAcks{false};   // FinOnClosingAcks (see "FINs while closing")
