@@ -588,6 +588,7 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         }
         Live().insert(this);
         m_bootOf = other.m_bootOf; // a fork asks its listener's source (SetBootOf)
+        m_statsOf = other.m_statsOf; // and its counters' (SetStatsOf)
     }
 
     /// `other`, the flag of QuietTcbFlag raised (TcpSocketBase's copy constructor runs next;
@@ -663,6 +664,16 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     void SetBootOf(std::function<double(const Address&)> f)
     {
         m_bootOf = std::move(f);
+    }
+
+    /// A listener's source of its connections' counters by the peer's address (null: none),
+    /// asked as each is forked: from then on every timeout counts, the SYN/ACK's included
+    /// (CountAllTimeouts), so a connection whose handshake never completes before the run
+    /// ends reports its SYN/ACK timeouts, as ns-2's server agent, which exists from the
+    /// start, reports its nrexmit_ (web servers).
+    void SetStatsOf(std::function<FlowStats*(const Address&)> f)
+    {
+        m_statsOf = std::move(f);
     }
 
     /// Called once when a passive close ends (LAST_ACK, our FIN acknowledged): ns-2's
@@ -766,6 +777,14 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
             if (const double b = m_bootOf(fromAddress); b >= 0)
             {
                 m_bootFraction = b;
+            }
+        }
+        if (m_statsOf)
+        {
+            if (FlowStats* stats = m_statsOf(fromAddress))
+            {
+                SetStats(stats);
+                CountAllTimeouts();
             }
         }
         if (FastListenEnabled())
@@ -4200,6 +4219,7 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     double m_bootFraction{-1}; // SetBootPhase
     std::function<void()> m_onPassiveCloseDone; // SetOnPassiveCloseDone
     std::function<double(const Address&)> m_bootOf; // SetBootOf (listeners and their forks)
+    std::function<FlowStats*(const Address&)> m_statsOf; // SetStatsOf (the same)
     bool m_rttActive{false};        // a segment is being timed (rtt_active_)
     SequenceNumber32 m_rttSeq{0};   // an ACK at or above this ends the timing
     Time m_rttSentAt;               // when the timed segment left (rtt_ts_)

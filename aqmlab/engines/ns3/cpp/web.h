@@ -158,6 +158,19 @@ class WebServer : public FlowListener
         SetupListener(profile, port, registry, flows, stats);
     }
 
+  protected:
+    void StartApplication() override
+    {
+        FlowListener::StartApplication();
+        // a connection's counters from its SYN on: timeouts of a handshake still open at
+        // the end count too (ns-2's server agents report theirs)
+        m_listen->SetStatsOf([this](const Address& from) -> FlowStats* {
+            const InetSocketAddress peer = InetSocketAddress::ConvertFrom(from);
+            const int64_t f = m_registry->Lookup(peer.GetIpv4(), peer.GetPort(), Ipv4Address(), 0);
+            return f >= 0 ? &(*m_stats)[f] : nullptr;
+        });
+    }
+
   private:
     struct Conn
     {
