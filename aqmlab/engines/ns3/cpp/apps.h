@@ -230,8 +230,7 @@ class FlowListener : public Application
         m_listen->Bind(InetSocketAddress(Ipv4Address::GetAny(), m_port));
         m_listen->Listen();
         m_listen->SetBootOf([this](const Address& from) { // web servers' tick phases
-            const InetSocketAddress peer = InetSocketAddress::ConvertFrom(from);
-            const int64_t f = m_registry->Lookup(peer.GetIpv4(), peer.GetPort(), Ipv4Address(), 0);
+            const int64_t f = FlowOf(from);
             return f >= 0 ? (*m_flows)[f].serverBoot : -1.0;
         });
         m_listen->SetAcceptCallback(MakeNullCallback<bool, Ptr<Socket>, const Address&>(),
@@ -248,6 +247,13 @@ class FlowListener : public Application
         Application::DoDispose();
     }
 
+    /// The flow whose sender connects from `from` (-1: not one of ours).
+    int64_t FlowOf(const Address& from) const
+    {
+        const InetSocketAddress peer = InetSocketAddress::ConvertFrom(from);
+        return m_registry->Lookup(peer.GetIpv4(), peer.GetPort(), Ipv4Address(), 0);
+    }
+
     const TcpProfile* m_profile{nullptr};
     uint16_t m_port{0};
     const FlowRegistry* m_registry{nullptr};
@@ -258,8 +264,7 @@ class FlowListener : public Application
   private:
     void Accept(Ptr<Socket> s, const Address& from)
     {
-        const InetSocketAddress peer = InetSocketAddress::ConvertFrom(from);
-        const int64_t f = m_registry->Lookup(peer.GetIpv4(), peer.GetPort(), Ipv4Address(), 0);
+        const int64_t f = FlowOf(from);
         if (f >= 0)
         {
             Accepted(s, uint32_t(f)); // otherwise not one of ours: ignore its data

@@ -3717,8 +3717,8 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     }
 
     /// Count SYN/ACK and FIN retransmission timeouts too (ns-2 Full-TCP's nrexmit_).
-    /// Those of the SYN/ACK, which expire before the connection is accepted (and its
-    /// counters attached), are added now.
+    /// Any counted before the counters were attached are added now (SetStatsOf attaches
+    /// them at the fork, before the first SYN/ACK).
     void CountAllTimeouts()
     {
         m_countAllTimeouts = true;

@@ -165,8 +165,7 @@ class WebServer : public FlowListener
         // a connection's counters from its SYN on: timeouts of a handshake still open at
         // the end count too (ns-2's server agents report theirs)
         m_listen->SetStatsOf([this](const Address& from) -> FlowStats* {
-            const InetSocketAddress peer = InetSocketAddress::ConvertFrom(from);
-            const int64_t f = m_registry->Lookup(peer.GetIpv4(), peer.GetPort(), Ipv4Address(), 0);
+            const int64_t f = FlowOf(from);
             return f >= 0 ? &(*m_stats)[f] : nullptr;
         });
     }
@@ -203,11 +202,8 @@ class WebServer : public FlowListener
 
     void Accepted(Ptr<Socket> s, uint32_t f) override
     {
-        if (Ptr<AqmTcpSocket> a = DynamicCast<AqmTcpSocket>(s))
-        {
-            a->SetStats(&(*m_stats)[f]); // the server sends the data: count its segments
-            a->CountAllTimeouts();        // SYN/ACK and FIN timeouts too, as ns-2's nrexmit_
-        }
+        // the socket counts into (*m_stats)[f] since its fork (SetStatsOf in StartApplication):
+        // the data it sends, every timeout, SYN/ACK and FIN included, as ns-2's nrexmit_
         m_conns[PeekPointer(s)] = Conn{f, 0, false, EventId()};
         if (AppCallbacksEnabled())
         {
