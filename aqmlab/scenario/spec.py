@@ -79,7 +79,10 @@ class RunControl(Spec):
     times and timer periods) make common: there ns-2.35's roundings, not the order of
     scheduling, decide which runs first (Pentikousis' 10 clients at QL 4: a retransmission
     timer and another flow's ACK at 514.055 s; with "ns2" all 12,180 drops of that run are
-    ns-2.35's). The ns-2 engine is this clock. Written only when "ns2", so older hashes hold.
+    ns-2.35's). On this clock a listener's fork runs inside the SYN's event, as ns-2's
+    Full-TCP answers a SYN there (ns-3 forks in an event of its own, after every other event
+    due at that instant; 0.8.29). The ns-2 engine is this clock. Written only when "ns2", so
+    older hashes hold.
     """
 
     duration: str | float = "100s"

@@ -758,6 +758,12 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     // takes the listener's value explicitly.
     Ptr<TcpSocketBase> Fork() override
     {
+        if (Ns2ClockSimulatorImpl* sim = Ns2ClockSimulatorImpl::Current())
+        {
+            // ProcessListen schedules CompleteFork now; ns-2's listener answers in the SYN's
+            // own event (RunNextNowInline)
+            sim->RunNextNowInline();
+        }
         Ptr<AqmTcpSocket> s = CopyObject<AqmTcpSocket>(this);
         if (DynamicCast<TcpCubic>(m_congestionControl) != nullptr)
         {
