@@ -43,7 +43,7 @@ namespace aqmlab
 {
 using namespace ns3;
 
-constexpr int AQMLAB_CPP_VERSION = 58;
+constexpr int AQMLAB_CPP_VERSION = 59;
 /// Flow i's sender binds port PORT_BASE + i; receivers listen on LISTEN_PORT_BASE + profile.
 constexpr uint16_t PORT_BASE = 10000;
 constexpr uint16_t LISTEN_PORT_BASE = 5000;
@@ -447,7 +447,11 @@ class Experiment
                 {
                     const uint16_t lport = WEB_PORT_BASE + f.profile;
                     Ptr<WebServer> srv = CreateObject<WebServer>();
-                    srv->Setup(prof, lport, &m_registry, &m_flowInfo, &m_stats);
+                    srv->Setup(prof, lport, &m_registry, &m_flowInfo, &m_stats,
+                               [this](Ipv4Address a) -> std::shared_ptr<PortPool> {
+                                   auto it = m_portsByAddr.find(a.Get());
+                                   return it == m_portsByAddr.end() ? nullptr : it->second;
+                               });
                     m_nodes.Get(f.src)->AddApplication(srv);
                     srv->SetStartTime(Seconds(0));
                     listeners[lkey] = lport;
@@ -923,12 +927,15 @@ class Experiment
     FlowRegistry m_registry;
     std::map<uint32_t, std::shared_ptr<PortPool>> m_ports;
 
+    std::unordered_map<uint32_t, std::shared_ptr<PortPool>> m_portsByAddr; // by client address
+
     std::shared_ptr<PortPool> Ports(uint32_t node)
     {
         auto& pool = m_ports[node];
         if (!pool)
         {
             pool = std::make_shared<PortPool>();
+            m_portsByAddr[Addr(node).Get()] = pool;
         }
         return pool;
     }

@@ -589,6 +589,7 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         Live().insert(this);
         m_bootOf = other.m_bootOf; // a fork asks its listener's source (SetBootOf)
         m_statsOf = other.m_statsOf; // and its counters' (SetStatsOf)
+        m_onFork = other.m_onFork;   // and its hook (SetOnFork)
     }
 
     /// `other`, the flag of QuietTcbFlag raised (TcpSocketBase's copy constructor runs next;
@@ -674,6 +675,13 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     void SetStatsOf(std::function<FlowStats*(const Address&)> f)
     {
         m_statsOf = std::move(f);
+    }
+
+    /// A listener's hook, called on each fork with the fork and the peer's address
+    /// (web servers: the fork holds its client's port, PortPool).
+    void SetOnFork(std::function<void(AqmTcpSocket&, const Address&)> f)
+    {
+        m_onFork = std::move(f);
     }
 
     /// Called once when a passive close ends (LAST_ACK, our FIN acknowledged): ns-2's
@@ -784,6 +792,10 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
             {
                 m_bootFraction = b;
             }
+        }
+        if (m_onFork)
+        {
+            m_onFork(*this, fromAddress);
         }
         if (m_statsOf)
         {
@@ -4226,6 +4238,7 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     std::function<void()> m_onPassiveCloseDone; // SetOnPassiveCloseDone
     std::function<double(const Address&)> m_bootOf; // SetBootOf (listeners and their forks)
     std::function<FlowStats*(const Address&)> m_statsOf; // SetStatsOf (the same)
+    std::function<void(AqmTcpSocket&, const Address&)> m_onFork; // SetOnFork (the same)
     bool m_rttActive{false};        // a segment is being timed (rtt_active_)
     SequenceNumber32 m_rttSeq{0};   // an ACK at or above this ends the timing
     Time m_rttSentAt;               // when the timed segment left (rtt_ts_)

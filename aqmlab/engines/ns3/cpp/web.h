@@ -109,15 +109,20 @@ class ByteSender
     std::unordered_map<Socket*, std::pair<double, bool>> m_left;
 };
 
-/// Per-node pool of client ports, cycled. A port stays taken until the socket that used it
-/// is destroyed (its endpoint freed), however long that takes (elephants, TIME_WAIT,
-/// LAST_ACK): ns-3's Bind(port) does not see connected sockets, whose endpoints no longer
-/// have the wildcard local address, so reusing their port would create a second endpoint
-/// with the same 4-tuple (NS_FATAL "Too many endpoints" once the pool wraps around).
+/// Per-node pool of client ports, cycled. A port stays taken until every socket holding
+/// its 4-tuple is destroyed (its endpoint freed), however long that takes (elephants,
+/// TIME_WAIT, LAST_ACK): the client's socket (Take) and the server's fork (Hold). ns-3's
+/// Bind(port) does not see connected sockets, whose endpoints no longer have the wildcard
+/// local address, so reusing their port would create a second endpoint with the same
+/// 4-tuple (NS_FATAL "Too many endpoints" once the pool wraps around); and a SYN reusing a
+/// port whose server socket still lives (the client's gone, the server's in TIME_WAIT)
+/// reaches that socket, not the listener, and is never answered: ns-2's connections are
+/// agents of their own and never meet an old one (Weigle's ARED 5 ms at 105 %, seed 2,
+/// 1137.04 s: a connection of 840-1136 s left port 28360 as the cycle came round).
 struct PortPool
 {
     uint16_t lo = 20000, hi = 65000, next = 20000;
-    std::vector<bool> busy = std::vector<bool>(65536, false);
+    std::vector<uint16_t> holders = std::vector<uint16_t>(65536, 0);
 
     /// A free port, or 0 if all are taken.
     uint16_t Take()
@@ -126,20 +131,33 @@ struct PortPool
         {
             const uint16_t p = next;
             next = next + 1 >= hi ? lo : next + 1;
-            if (!busy[p])
+            if (holders[p] == 0)
             {
-                busy[p] = true;
+                holders[p] = 1;
                 return p;
             }
         }
         return 0;
     }
 
+    /// Another socket (the server's end) holds `p` until it calls Release.
+    void Hold(uint16_t p)
+    {
+        ++holders[p];
+    }
+
     void Release(uint16_t p)
     {
-        busy[p] = false;
+        if (holders[p] > 0)
+        {
+            --holders[p];
+        }
     }
 };
+
+/// The client port pools by client address (Experiment::Ports): a server's fork holds its
+/// client's port in the pool it came from.
+using PortPoolOf = std::function<std::shared_ptr<PortPool>(Ipv4Address)>;
 
 /// Answers each request with the response size of its connection (known out of band).
 class WebServer : public FlowListener
@@ -153,9 +171,11 @@ class WebServer : public FlowListener
     }
 
     void Setup(const TcpProfile* profile, uint16_t port, const FlowRegistry* registry,
-               std::vector<FlowInfo>* flows, std::vector<FlowStats>* stats)
+               std::vector<FlowInfo>* flows, std::vector<FlowStats>* stats,
+               PortPoolOf poolOf = nullptr)
     {
         SetupListener(profile, port, registry, flows, stats);
+        m_poolOf = std::move(poolOf);
     }
 
   protected:
@@ -168,9 +188,23 @@ class WebServer : public FlowListener
             const int64_t f = FlowOf(from);
             return f >= 0 ? &(*m_stats)[f] : nullptr;
         });
+        if (m_poolOf)
+        {
+            m_listen->SetOnFork([poolOf = m_poolOf](AqmTcpSocket& s, const Address& from) {
+                const InetSocketAddress peer = InetSocketAddress::ConvertFrom(from);
+                if (std::shared_ptr<PortPool> pool = poolOf(peer.GetIpv4()))
+                {
+                    const uint16_t port = peer.GetPort();
+                    pool->Hold(port);
+                    s.SetOnDestroy([pool, port] { pool->Release(port); });
+                }
+            });
+        }
     }
 
   private:
+    PortPoolOf m_poolOf; // Setup: the client pools, for the forks to hold their ports
+
     struct Conn
     {
         uint32_t flow;
