@@ -925,17 +925,14 @@ class Experiment
 
     NodeContainer m_nodes;
     FlowRegistry m_registry;
-    std::map<uint32_t, std::shared_ptr<PortPool>> m_ports;
-
     std::unordered_map<uint32_t, std::shared_ptr<PortPool>> m_portsByAddr; // by client address
 
     std::shared_ptr<PortPool> Ports(uint32_t node)
     {
-        auto& pool = m_ports[node];
+        auto& pool = m_portsByAddr[Addr(node).Get()];
         if (!pool)
         {
             pool = std::make_shared<PortPool>();
-            m_portsByAddr[Addr(node).Get()] = pool;
         }
         return pool;
     }

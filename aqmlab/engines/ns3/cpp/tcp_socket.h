@@ -588,8 +588,7 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         }
         Live().insert(this);
         m_bootOf = other.m_bootOf; // a fork asks its listener's source (SetBootOf)
-        m_statsOf = other.m_statsOf; // and its counters' (SetStatsOf)
-        m_onFork = other.m_onFork;   // and its hook (SetOnFork)
+        m_onFork = other.m_onFork; // and its hook (SetOnFork)
     }
 
     /// `other`, the flag of QuietTcbFlag raised (TcpSocketBase's copy constructor runs next;
@@ -667,18 +666,8 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         m_bootOf = std::move(f);
     }
 
-    /// A listener's source of its connections' counters by the peer's address (null: none),
-    /// asked as each is forked: from then on every timeout counts, the SYN/ACK's included
-    /// (CountAllTimeouts), so a connection whose handshake never completes before the run
-    /// ends reports its SYN/ACK timeouts, as ns-2's server agent, which exists from the
-    /// start, reports its nrexmit_ (web servers).
-    void SetStatsOf(std::function<FlowStats*(const Address&)> f)
-    {
-        m_statsOf = std::move(f);
-    }
-
-    /// A listener's hook, called on each fork with the fork and the peer's address
-    /// (web servers: the fork holds its client's port, PortPool).
+    /// A listener's hook, called on each fork with the fork and the peer's address (web
+    /// servers: the fork takes its connection's counters and holds its client's port).
     void SetOnFork(std::function<void(AqmTcpSocket&, const Address&)> f)
     {
         m_onFork = std::move(f);
@@ -796,14 +785,6 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
         if (m_onFork)
         {
             m_onFork(*this, fromAddress);
-        }
-        if (m_statsOf)
-        {
-            if (FlowStats* stats = m_statsOf(fromAddress))
-            {
-                SetStats(stats);
-                CountAllTimeouts();
-            }
         }
         if (FastListenEnabled())
         {
@@ -3735,8 +3716,8 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     }
 
     /// Count SYN/ACK and FIN retransmission timeouts too (ns-2 Full-TCP's nrexmit_).
-    /// Any counted before the counters were attached are added now (SetStatsOf attaches
-    /// them at the fork, before the first SYN/ACK).
+    /// Any counted before the counters were attached are added now (web servers attach
+    /// them at the fork, before the first SYN/ACK: WebServer::StartApplication).
     void CountAllTimeouts()
     {
         m_countAllTimeouts = true;
@@ -4237,7 +4218,6 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     double m_bootFraction{-1}; // SetBootPhase
     std::function<void()> m_onPassiveCloseDone; // SetOnPassiveCloseDone
     std::function<double(const Address&)> m_bootOf; // SetBootOf (listeners and their forks)
-    std::function<FlowStats*(const Address&)> m_statsOf; // SetStatsOf (the same)
     std::function<void(AqmTcpSocket&, const Address&)> m_onFork; // SetOnFork (the same)
     bool m_rttActive{false};        // a segment is being timed (rtt_active_)
     SequenceNumber32 m_rttSeq{0};   // an ACK at or above this ends the timing

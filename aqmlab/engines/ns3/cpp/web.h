@@ -182,24 +182,23 @@ class WebServer : public FlowListener
     void StartApplication() override
     {
         FlowListener::StartApplication();
-        // a connection's counters from its SYN on: timeouts of a handshake still open at
-        // the end count too (ns-2's server agents report theirs)
-        m_listen->SetStatsOf([this](const Address& from) -> FlowStats* {
-            const int64_t f = FlowOf(from);
-            return f >= 0 ? &(*m_stats)[f] : nullptr;
+        m_listen->SetOnFork([this](AqmTcpSocket& s, const Address& from) {
+            const InetSocketAddress peer = InetSocketAddress::ConvertFrom(from);
+            if (std::shared_ptr<PortPool> pool = m_poolOf ? m_poolOf(peer.GetIpv4()) : nullptr)
+            {
+                // the client's port stays taken while this end lives (PortPool)
+                const uint16_t port = peer.GetPort();
+                pool->Hold(port);
+                s.SetOnDestroy([pool, port] { pool->Release(port); });
+            }
+            // the connection's counters from its SYN on: timeouts of a handshake still open
+            // at the end count too (ns-2's server agents report their nrexmit_)
+            if (const int64_t f = FlowOf(from); f >= 0)
+            {
+                s.SetStats(&(*m_stats)[f]);
+                s.CountAllTimeouts();
+            }
         });
-        if (m_poolOf)
-        {
-            m_listen->SetOnFork([poolOf = m_poolOf](AqmTcpSocket& s, const Address& from) {
-                const InetSocketAddress peer = InetSocketAddress::ConvertFrom(from);
-                if (std::shared_ptr<PortPool> pool = poolOf(peer.GetIpv4()))
-                {
-                    const uint16_t port = peer.GetPort();
-                    pool->Hold(port);
-                    s.SetOnDestroy([pool, port] { pool->Release(port); });
-                }
-            });
-        }
     }
 
   private:
@@ -236,7 +235,7 @@ class WebServer : public FlowListener
 
     void Accepted(Ptr<Socket> s, uint32_t f) override
     {
-        // the socket counts into (*m_stats)[f] since its fork (SetStatsOf in StartApplication):
+        // the socket counts into (*m_stats)[f] since its fork (StartApplication's SetOnFork):
         // the data it sends, every timeout, SYN/ACK and FIN included, as ns-2's nrexmit_
         m_conns[PeekPointer(s)] = Conn{f, 0, false, EventId()};
         if (AppCallbacksEnabled())
