@@ -73,19 +73,44 @@ _ABOVE_RAN = """marker => {
 }"""
 
 
+def _close_dialogs(page) -> list[str]:
+    """Close JupyterLab's modal dialogs (its accept button, else Escape); returns their texts.
+
+    Under load JupyterLab can raise one on its own (a kernel restarting, a server request
+    timing out); it blocks every click on the notebook until it is answered.
+    """
+    texts = []
+    dialogs = page.locator("dialog.jp-Dialog")
+    for _ in range(5):
+        if dialogs.count() == 0:
+            break
+        dialog = dialogs.first
+        texts.append(" ".join(dialog.inner_text().split()))
+        accept = dialog.locator("button.jp-mod-accept")
+        if accept.count():
+            accept.first.click()
+        else:
+            page.keyboard.press("Escape")
+        page.wait_for_timeout(500)
+    return texts
+
+
 def _run_cells_above(page, cell, attempts: int = 3) -> None:
     """Run All Above Selected Cell until every cell above shows an execution count.
 
     A kernel still connecting can drop the execute requests (its first websocket closes
     before it is established, and JupyterLab reconnects); the idle indicator does not tell,
-    the execution counts do. So the cells are run again, up to ``attempts`` times.
+    the execution counts do. So the cells are run again, up to ``attempts`` times, each
+    time after answering any dialog JupyterLab raised meanwhile.
     """
     for attempt in range(attempts):
+        for text in _close_dialogs(page):
+            print(f"closed a JupyterLab dialog: {text!r}")
         cell.locator(".jp-InputArea-editor").click()
         page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
         page.locator(".lm-Menu-itemLabel", has_text="Run All Above Selected Cell").click()
         try:
-            page.wait_for_function(_ABOVE_RAN, arg=EXPLORER_CELL, timeout=60_000)
+            page.wait_for_function(_ABOVE_RAN, arg=EXPLORER_CELL, timeout=90_000)
             return
         except Exception:
             if attempt == attempts - 1:
@@ -109,6 +134,8 @@ def test_explorer_in_jupyterlab(jupyter_lab, browser, artifacts):
         # select the first explorer cell, run everything above it, then the cell itself
         cell = page.locator(".jp-CodeCell").filter(has_text=EXPLORER_CELL).first
         _run_cells_above(page, cell)
+        for text in _close_dialogs(page):
+            print(f"closed a JupyterLab dialog: {text!r}")
         cell.locator(".jp-InputArea-editor").click()
         page.keyboard.press("Shift+Enter")
         explorer = cell.locator(".aqmlab-explorer")
@@ -161,6 +188,8 @@ def test_explorer_in_jupyterlab(jupyter_lab, browser, artifacts):
               f"second {second:.1f} s")
     except Exception:
         _shot(page, artifacts, "failure.png", shots)
+        for text in _close_dialogs(page):
+            print(f"open JupyterLab dialog at the failure: {text!r}")
         print("\n".join(console[-40:]))
         raise
     finally:
