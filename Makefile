@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: figures test venv clean lint ns2
+.PHONY: figures test venv clean lint ns2 native
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -13,6 +13,11 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 venv: $(STAMP)
+
+## aqmlab's C++ layer compiled by g++ once per change of its headers (about a minute), so
+## that no simulation process waits for Cling to compile it; a no-op when it is cached.
+native: $(STAMP)
+	cd /tmp && $(CURDIR)/$(BIN)/python -c "from aqmlab.engines.ns3.precompiled import main; main()"
 
 ## ns-2.35 (Debian's ns2 package, binary `ns`): the papers' simulator, aqmlab's reference engine.
 ## Installed with apt-get when missing (as root, or through sudo); elsewhere see README.
@@ -25,12 +30,12 @@ ns2:
 
 ## make figures: regenerate the figures (quick profile by default; PROFILE=full for paper scale)
 PROFILE ?= quick
-figures: $(STAMP) ns2
+figures: $(STAMP) ns2 native
 	$(BIN)/aqmlab figures --profile $(PROFILE) --out figures
 
 ## make test: lint and run the test suite, two test files at a time (one per core; a file's
 ## tests stay in one process, so its module fixtures run once)
-test: $(STAMP) ns2
+test: $(STAMP) ns2 native
 	$(BIN)/python -m pytest -q -n 2 --dist loadfile
 
 lint: $(STAMP)

@@ -45,14 +45,16 @@ print(json.dumps({"active": socket_tables.active(), **socket_tables.per_packet_m
                   **socket_tables.queue_accessor_calls(), **socket_tables.buffer_check_calls(),
                   **socket_tables.address_accessor_calls(),
                   **object_memo.calls(),
-                  "event_bucket_loads": int(native.load().EventBuckets.Loads())}))
+                  "event_bucket_loads": int(native.load().EventBuckets.Loads()),
+                  "precompiled": native.precompiled_library() is not None}))
 """
 
 
 def simulate_in_child(scenario, tmp_path, name: str, env: dict[str, str]):
     """``scenario`` simulated in a child process with ``env`` added (a switch read once per
     process): its Results, and the child's socket-tables state and memo counters (the
-    socket-tables and object-memo libraries' counters, the event buckets' loads)."""
+    socket-tables and object-memo libraries' counters, the event buckets' loads, whether the
+    g++-compiled layer was loaded)."""
     import json
     import os
     import subprocess

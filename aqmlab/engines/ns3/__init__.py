@@ -71,7 +71,10 @@ def warm_up() -> None:
 
 def run_meta() -> dict[str, object]:
     """Speed-ups in use (they change speed, never results; :mod:`.speedups`)."""
-    return {"socket_tables": socket_tables.active(), **speedups.active(native.load())}
+    cpp = native.load()
+    return {"socket_tables": socket_tables.active(),
+            "precompiled_layer": native.precompiled_library() is not None,
+            **speedups.active(cpp)}
 
 
 def test_abort() -> None:

@@ -31,6 +31,10 @@ MODULES = ("core", "stats", "network", "bridge", "traffic-control", "internet",
 HEADERS = ("core", "network", "internet", "point-to-point", "traffic-control",
            "applications", "flow-monitor")
 _DEFINES = ("NS3_LOG_ENABLE", "NS3_ASSERT_ENABLE", "NS3_BUILD_PROFILE_RELEASE")
+#: Cling (-march=native) would fuse ``a * b + c`` into one FMA where the CPU has it: every
+#: JIT-compiled line after this pragma rounds each product, as g++ -ffp-contract=off (the
+#: precompiled layer) and ns-2.35's Debian build do, on every CPU.
+FP_CONTRACT_OFF = "#pragma clang fp contract(off)\n"
 _NOISE = (b"Failed to materialize symbols", b"runStaticInitializersOnce",
           b"g_timeInitHelper", b"_GLOBAL__sub_I_")
 
@@ -101,6 +105,7 @@ def _load() -> Any:
         cppyy.add_library_path(str(lib))
         cppyy.add_include_path(str(prefix / "include"))
         cppyy.cppdef("".join(f"#ifndef {d}\n#define {d} 1\n#endif\n" for d in _DEFINES))
+        cppyy.cppdef(FP_CONTRACT_OFF)
         for m in HEADERS:
             cppyy.include(f"ns3/{m}-module.h")
         for m in MODULES:
@@ -131,3 +136,10 @@ def add_include_path(path: str) -> None:
     """Add a C++ include path (after :func:`load`)."""
     load()
     _cppyy.add_include_path(path)
+
+
+def load_library(path: str) -> None:
+    """Load a shared library into the process for Cling (after :func:`load`)."""
+    load()
+    with filtered_stderr():
+        _cppyy.load_library(path)

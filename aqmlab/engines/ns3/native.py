@@ -1,7 +1,8 @@
-"""JIT-compile aqmlab's C++ (``aqmlab/engines/ns3/cpp/*.h``) into the ns-3 process, once.
+"""Bring aqmlab's C++ (``aqmlab/engines/ns3/cpp/*.h``) into the ns-3 process, once.
 
 The headers are header-only C++ in namespace ``aqmlab``; ``aqmlab.h`` includes them all.
-They must also compile with g++ against the wheel's headers (see ``bench/native``).
+Cling parses them; their code comes from the g++-compiled library of :mod:`.precompiled`
+when it can be built, else from Cling's JIT (same results either way).
 
 ns-3's time step is a femtosecond (``AQMLAB_TIME_RESOLUTION``: "fs", the default, "ps" or
 "ns", ns-3's own default), set for the whole process at the first load (ns-3 allows it
@@ -21,7 +22,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from aqmlab.engines.ns3 import loader
+from aqmlab.engines.ns3 import loader, precompiled
 from aqmlab.errors import NativeCodeError
 
 #: ``AQMLAB_TIME_RESOLUTION`` values -> (ns-3 ``Time`` unit, steps per second).
@@ -43,10 +44,11 @@ def max_duration_s() -> float:
     return (2**63 - 1) / RESOLUTIONS[resolution()][1] - 200.0
 
 #: Must equal ``AQMLAB_CPP_VERSION`` in experiment.h.
-CPP_VERSION = 59
+CPP_VERSION = 60
 
 _lock = threading.Lock()
 _done = False
+_precompiled: Path | None = None
 
 
 def cpp_dir() -> Path:
@@ -60,6 +62,7 @@ def load() -> Any:
     with _lock:
         if not _done:
             loader.add_include_path(str(cpp_dir()))
+            _load_precompiled()
             try:
                 loader.cppdef('#include "aqmlab.h"')
             except SyntaxError as err:
@@ -71,6 +74,22 @@ def load() -> Any:
         raise NativeCodeError(
             f"C++ layer version {int(ns.AQMLAB_CPP_VERSION)} != Python side {CPP_VERSION}")
     return ns
+
+
+def precompiled_library() -> Path | None:
+    """The g++-compiled layer this process loaded (:mod:`.precompiled`), or None."""
+    return _precompiled
+
+
+def _load_precompiled() -> None:
+    """Load the g++-compiled layer before Cling sees its header (if wanted and buildable)."""
+    global _precompiled
+    if not precompiled.wanted():
+        return
+    path = precompiled.library_path(cpp_dir(), loader.wheel_prefix(), loader.NS3_VERSION)
+    if path is not None:
+        loader.load_library(str(path))
+        _precompiled = path
 
 
 def _set_resolution(name: str) -> None:

@@ -1,0 +1,110 @@
+"""The g++-compiled C++ layer (aqmlab/engines/ns3/precompiled.py) changes speed, never
+results: its code is the code that runs, a process without it (AQMLAB_PRECOMPILED=0, Cling
+compiles the layer) simulates the same tables, and a compiler that fails leaves the layer to
+Cling with a warning."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from aqmlab.engines.ns3 import precompiled
+from aqmlab.scenario import Scenario
+from tests.sim.identical import assert_same, simulate_in_child
+
+EXAMPLES = Path(__file__).parents[2] / "examples"
+
+WHERE = r"""
+#include <dlfcn.h>
+#include <cstring>
+namespace aqmlab_test_precompiled
+{
+inline std::string FileOf(void* code)
+{
+    Dl_info info{};
+    return dladdr(code, &info) && info.dli_fname ? info.dli_fname : "";
+}
+
+template <typename M>
+inline std::string FileOfMember(M member) // non-virtual: the pointer's first word is the code
+{
+    void* code = nullptr;
+    std::memcpy(&code, &member, sizeof code);
+    return FileOf(code);
+}
+
+/// The files holding a free function and two member functions of the layer.
+inline std::vector<std::string> Files()
+{
+    return {FileOf(reinterpret_cast<void*>(&aqmlab::UseEventClock)),
+            FileOfMember(&aqmlab::Experiment::Build),
+            FileOfMember(&aqmlab::Experiment::Run)};
+}
+} // namespace aqmlab_test_precompiled
+"""
+
+
+@pytest.mark.ns3
+def test_the_layer_code_that_runs_is_the_librarys():
+    """With g++ present the library is loaded, and Cling binds the layer's functions to it
+    rather than to code of its own (dladdr names the library for each). Cling keeps its own
+    copy of a function under 50 instructions (to inline it) but binds every variable, a
+    static member or a function's static, to the library's."""
+    from aqmlab.engines.ns3 import loader, native
+
+    if shutil.which("g++") is None:
+        pytest.skip("no g++: the layer is JIT-compiled")
+    native.load()
+    lib = native.precompiled_library()
+    assert lib is not None and lib.name == precompiled.LIB_NAME
+    loader.cppdef(WHERE)
+    files = [str(f) for f in loader.gbl().aqmlab_test_precompiled.Files()]
+    assert files == [str(lib)] * 3
+
+
+@pytest.mark.ns3
+def test_same_runs_with_and_without_the_library(tmp_path):
+    """ARED + ECN at 105 % both ways (RED's averages, queue areas, RTO estimates: the
+    floating point that FMA contraction would round differently) gives the same tables,
+    event for event, from the library and from Cling's own code."""
+    sc = Scenario.load(EXAMPLES / "weigle_ecn_ared_105.toml").replace(
+        **{"run.duration": "10s", "run.warmup": "2s", "run.stop_after_responses": None})
+    fast, on = simulate_in_child(sc, tmp_path, "on", {})
+    slow, off = simulate_in_child(sc, tmp_path, "off", {precompiled.SWITCH: "0"})
+    if shutil.which("g++") is not None:
+        assert on["precompiled"] is True
+    assert off["precompiled"] is False
+    assert fast.meta["precompiled_layer"] is on["precompiled"]
+    assert slow.meta["precompiled_layer"] is False
+    assert len(fast.requests) > 1000
+    assert_same(slow, fast)
+
+
+def test_cache_key_follows_every_header(tmp_path):
+    """Editing any header of the layer, or the compiler, names another library."""
+    cpp = tmp_path / "cpp"
+    cpp.mkdir()
+    (cpp / "aqmlab.h").write_text('#include "a.h"\n')
+    (cpp / "a.h").write_text("int a();\n")
+    prefix = tmp_path / "wheel"
+    first = precompiled.cache_key(cpp, prefix, "3.44", "echo")
+    assert precompiled.cache_key(cpp, prefix, "3.44", "echo") == first
+    (cpp / "a.h").write_text("int a(); // edited\n")
+    edited = precompiled.cache_key(cpp, prefix, "3.44", "echo")
+    assert edited != first
+    assert precompiled.cache_key(cpp, prefix, "3.44", "true") != edited  # another compiler
+
+
+def test_a_failing_compiler_leaves_the_layer_to_cling(tmp_path, monkeypatch):
+    """A compiler that exits non-zero gives no library (None, a warning naming the
+    fallback), and nothing half-written in the cache."""
+    monkeypatch.setenv("AQMLAB_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("CXX", "false")
+    cpp = tmp_path / "cpp"
+    cpp.mkdir()
+    (cpp / "aqmlab.h").write_text("int a();\n")
+    with pytest.warns(RuntimeWarning, match="JIT-compiled instead"):
+        assert precompiled.library_path(cpp, tmp_path / "wheel", "3.44") is None
+    assert not list((tmp_path / "cache").rglob(precompiled.LIB_NAME))
