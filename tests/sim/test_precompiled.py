@@ -108,3 +108,20 @@ def test_a_failing_compiler_leaves_the_layer_to_cling(tmp_path, monkeypatch):
     with pytest.warns(RuntimeWarning, match="JIT-compiled instead"):
         assert precompiled.library_path(cpp, tmp_path / "wheel", "3.44") is None
     assert not list((tmp_path / "cache").rglob(precompiled.LIB_NAME))
+
+
+@pytest.mark.ns3
+def test_a_damaged_library_in_the_cache_leaves_the_layer_to_cling(tmp_path, monkeypatch):
+    """A cached file that is not a loadable library (a damaged cache) is reported by a
+    warning naming it, and not taken for the layer."""
+    from aqmlab.engines.ns3 import native
+
+    native.load()
+    before = native.precompiled_library()
+    bad = tmp_path / precompiled.LIB_NAME
+    bad.write_text("not a shared library\n")
+    monkeypatch.setenv(precompiled.SWITCH, "1")
+    monkeypatch.setattr(precompiled, "library_path", lambda *_: bad)
+    with pytest.warns(RuntimeWarning, match="could not be loaded"):
+        native._load_precompiled()
+    assert native.precompiled_library() == before != bad

@@ -12,6 +12,7 @@ trace lookup memos), see those modules. Cling's harmless
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import os
 import sys
 import tempfile
@@ -139,7 +140,8 @@ def add_include_path(path: str) -> None:
 
 
 def load_library(path: str) -> None:
-    """Load a shared library into the process for Cling (after :func:`load`)."""
+    """Load a shared library into the process's global scope, where Cling finds its symbols
+    (after :func:`load`; by path: cppyy's own loader takes a library of an already loaded
+    library's name for that one). Raises OSError if it cannot be loaded."""
     load()
-    with filtered_stderr():
-        _cppyy.load_library(path)
+    ctypes.CDLL(path, mode=os.RTLD_NOW | os.RTLD_GLOBAL)

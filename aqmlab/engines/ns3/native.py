@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import threading
+import warnings
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -87,9 +88,15 @@ def _load_precompiled() -> None:
     if not precompiled.wanted():
         return
     path = precompiled.library_path(cpp_dir(), loader.wheel_prefix(), loader.NS3_VERSION)
-    if path is not None:
+    if path is None:
+        return
+    try:
         loader.load_library(str(path))
-        _precompiled = path
+    except OSError as err:  # a damaged cache: Cling compiles the layer
+        warnings.warn(f"{path} could not be loaded ({err}); aqmlab's C++ is JIT-compiled "
+                      f"instead (delete the file to rebuild it)", RuntimeWarning, stacklevel=3)
+        return
+    _precompiled = path
 
 
 def _set_resolution(name: str) -> None:
