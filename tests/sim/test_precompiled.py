@@ -125,3 +125,17 @@ def test_a_damaged_library_in_the_cache_leaves_the_layer_to_cling(tmp_path, monk
     with pytest.warns(RuntimeWarning, match="could not be loaded"):
         native._load_precompiled()
     assert native.precompiled_library() == before != bad
+
+
+def test_a_cache_that_cannot_be_written_leaves_the_layer_to_cling(tmp_path, monkeypatch):
+    """A cache folder that cannot be created (here a file stands in its way) gives no
+    library and a warning that names the folder, instead of an error."""
+    blocker = tmp_path / "cache"
+    blocker.write_text("a file, not a folder\n")
+    monkeypatch.setenv("AQMLAB_CACHE", str(blocker))
+    monkeypatch.setenv("CXX", "true")
+    cpp = tmp_path / "cpp"
+    cpp.mkdir()
+    (cpp / "aqmlab.h").write_text("int a();\n")
+    with pytest.warns(RuntimeWarning, match="set AQMLAB_CACHE to a writable folder"):
+        assert precompiled.library_path(cpp, tmp_path / "wheel", "3.44") is None

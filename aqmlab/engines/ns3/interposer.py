@@ -84,6 +84,16 @@ class Interposer:
             warnings.warn(f"g++ not found: {self.what} (same results, slower)", RuntimeWarning,
                           stacklevel=3)
             return None
+        try:
+            return self._build(gxx, prefix, version, texts, out)
+        except OSError as err:  # a cache folder that cannot be written
+            warnings.warn(f"cannot build {self.lib_name} into {out.parent} ({err}): "
+                          f"{self.what} (set AQMLAB_CACHE to a writable folder)",
+                          RuntimeWarning, stacklevel=3)
+            return None
+
+    def _build(self, gxx: str, prefix: Path, version: str, texts: dict[str, bytes],
+               out: Path) -> Path | None:
         out.parent.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory(dir=out.parent) as tmp:
             for name, text in texts.items():
@@ -99,7 +109,7 @@ class Interposer:
             done = subprocess.run(cmd, capture_output=True, text=True, check=False)
             if done.returncode != 0:
                 warnings.warn(f"could not compile {self.sources[0]} ({self.what}):\n"
-                              f"{done.stderr[-2000:]}", RuntimeWarning, stacklevel=3)
+                              f"{done.stderr[-2000:]}", RuntimeWarning, stacklevel=4)
                 return None
             os.replace(built, out)  # atomic: concurrent workers see a whole library or none
         return out

@@ -74,6 +74,16 @@ def library_path(cpp: Path, prefix: Path, version: str) -> Path | None:
     out = cache_dir() / "native" / cache_key(cpp, prefix, version, gxx) / LIB_NAME
     if out.exists():
         return out
+    try:
+        return _build(gxx, cpp, prefix, version, out)
+    except OSError as err:  # a cache folder that cannot be written
+        warnings.warn(f"cannot build aqmlab's C++ into {out.parent} ({err}); it is "
+                      f"JIT-compiled instead (set AQMLAB_CACHE to a writable folder)",
+                      RuntimeWarning, stacklevel=3)
+        return None
+
+
+def _build(gxx: str, cpp: Path, prefix: Path, version: str, out: Path) -> Path | None:
     out.parent.mkdir(parents=True, exist_ok=True)
     with open(out.parent / "build.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # one build; the others wait, then find it
@@ -89,7 +99,7 @@ def library_path(cpp: Path, prefix: Path, version: str) -> Path | None:
             done = subprocess.run(cmd, capture_output=True, text=True, check=False)
             if done.returncode != 0:
                 warnings.warn(f"g++ could not compile aqmlab's C++ (it is JIT-compiled "
-                              f"instead):\n{done.stderr[-2000:]}", RuntimeWarning, stacklevel=3)
+                              f"instead):\n{done.stderr[-2000:]}", RuntimeWarning, stacklevel=4)
                 return None
             os.replace(built, out)  # atomic: a reader sees a whole library or none
     return out
