@@ -6,7 +6,7 @@ without the library (``AQMLAB_PRECOMPILED``): the child's whole wall time, its b
 time (the first run's code generation falls there) and its Run CPU seconds. Prints the
 medians and their ratios; exits 1 if the two did not simulate the same run (every table).
 
-    .venv/bin/python bench/bench_startup.py [--rounds 2] [--duration 10]
+    .venv/bin/python bench/bench_startup.py [--rounds 2] [--duration 10] [--only qiu]
 """
 
 from __future__ import annotations
@@ -26,6 +26,8 @@ CASES = {
     "web": ("two-way web, drop-tail 80 %", "weigle_droptail_80.toml",
             {"run.stop_after_responses": None}),
     "parking": ("parking lot, 3 hops", "parking_lot.toml", {}),
+    "qiu": ("Qiu's T1, 10 flows", "qiu_t1_dumbbell.toml",
+            {"traffic[0].flows": 10, "topology.senders": 10}),
 }
 TABLES = ("summary", "flows", "queues", "links", "requests")
 
@@ -44,10 +46,14 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--duration", type=float, default=10.0, help="simulated seconds")
+    ap.add_argument("--only", action="append", choices=list(CASES),
+                    help="run only this case (repeatable)")
     args = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="aqmlab-bench-startup-"))
     same = True
     for name, (label, example, changes) in CASES.items():
+        if args.only and name not in args.only:
+            continue
         toml = case_toml(example, {**changes, "run.warmup": "2s"}, args.duration, work)
         got: dict[bool, list[tuple[float, float, float]]] = {True: [], False: []}
         first: dict[bool, dict[str, pd.DataFrame]] = {}
