@@ -19,7 +19,10 @@ case. The C++ ones read their variable once per process, at first use. The switc
   ``AQMLAB_QUEUE_ACCESSORS``, ``AQMLAB_BUFFER_CHECKS``, ``AQMLAB_ADDRESS_ACCESSORS``),
   ``AQMLAB_FAST_CONSTRUCT``,
   ``AQMLAB_TRACE_MEMO`` and ``AQMLAB_QUIET_TCB`` (the object-memo library,
-  :mod:`~aqmlab.engines.ns3.object_memo`).
+  :mod:`~aqmlab.engines.ns3.object_memo`);
+* in how the headers' code gets into the process: ``AQMLAB_PRECOMPILED`` (g++'s library
+  of them, :mod:`~aqmlab.engines.ns3.precompiled`, instead of Cling's JIT; run meta
+  ``precompiled_layer``).
 
 Run meta records which were on (:func:`active`).
 """
@@ -37,6 +40,9 @@ SWITCHES: dict[str, str] = {
                        "transmission starts), ns-3's own wake, an event per packet sent that "
                        "then finds nothing to do, is not scheduled (cpp/queue_wake.h)",
     "AQMLAB_SOCKET_TABLES": "O(1) socket and endpoint bookkeeping (cpp/socket_tables.cc)",
+    "AQMLAB_PRECOMPILED": "the C++ layer's code from its g++-compiled library, which Cling "
+                          "reuses instead of generating its own at a process's first run "
+                          "(precompiled.py)",
     "AQMLAB_FORK_INDEX": "a forked server socket's duplicate-endpoint test from an index of "
                          "(local port, peer), not a scan of the node's endpoints "
                          "(cpp/socket_tables.cc, socket-tables library)",
