@@ -20,7 +20,7 @@ import tempfile
 from pathlib import Path
 
 import pandas as pd
-from child_runs import case_toml, run_child
+from child_runs import alternating, case_toml, run_child
 
 #: name -> (label, example, changes)
 CASES = {
@@ -50,15 +50,14 @@ def main() -> int:
         toml = case_toml(example, changes, args.duration, work)
         cpu: dict[bool, list[float]] = {True: [], False: []}
         seen: dict[bool, tuple[int, pd.DataFrame]] = {}
-        for r in range(args.rounds):
-            for tables in (True, False) if r % 2 == 0 else (False, True):
-                out = work / f"{toml.stem}-{r}-{int(tables)}"
-                t, events, requests = run(toml, out, tables)
-                cpu[tables].append(t)
-                seen[tables] = (events, requests)
-                print(f"{label:16s} round {r + 1} tables {'on ' if tables else 'off'} "
-                      f"Run {t:7.1f} CPU-s  events {events:,}  requests {len(requests):,}",
-                      flush=True)
+        for r, tables in alternating(args.rounds):
+            out = work / f"{toml.stem}-{r}-{int(tables)}"
+            t, events, requests = run(toml, out, tables)
+            cpu[tables].append(t)
+            seen[tables] = (events, requests)
+            print(f"{label:16s} round {r + 1} tables {'on ' if tables else 'off'} "
+                  f"Run {t:7.1f} CPU-s  events {events:,}  requests {len(requests):,}",
+                  flush=True)
         on, off = (statistics.median(cpu[k]) for k in (True, False))
         print(f"{label:16s} median Run CPU: ns-3's scans {off:.1f} s, socket tables {on:.1f} s"
               f" -> {off / on:.2f}x faster")

@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 import pandas as pd
-from child_runs import case_toml, run_child
+from child_runs import alternating, case_toml, run_child
 
 #: name -> (label, example, changes)
 CASES = {
@@ -57,14 +57,13 @@ def main() -> int:
         toml = case_toml(example, {**changes, "run.warmup": "2s"}, args.duration, work)
         got: dict[bool, list[tuple[float, float, float]]] = {True: [], False: []}
         first: dict[bool, dict[str, pd.DataFrame]] = {}
-        for r in range(args.rounds):
-            for lib in ((True, False) if r % 2 == 0 else (False, True)):
-                out = work / f"{name}-{int(lib)}-{r}"
-                t0 = time.monotonic()
-                s, meta = run_child(toml, out, {"AQMLAB_PRECOMPILED": "1" if lib else "0"})
-                wall = time.monotonic() - t0
-                got[lib].append((wall, float(meta["build_wall_s"]), float(s.run_cpu_s)))
-                first.setdefault(lib, tables(out))
+        for r, lib in alternating(args.rounds):
+            out = work / f"{name}-{int(lib)}-{r}"
+            t0 = time.monotonic()
+            s, meta = run_child(toml, out, {"AQMLAB_PRECOMPILED": "1" if lib else "0"})
+            wall = time.monotonic() - t0
+            got[lib].append((wall, float(meta["build_wall_s"]), float(s.run_cpu_s)))
+            first.setdefault(lib, tables(out))
         for t in TABLES:
             a, b = first[True].get(t), first[False].get(t)
             if (a is None) != (b is None) or (a is not None and not a.equals(b)):

@@ -1,6 +1,7 @@
 """Shared by the benchmarks that compare settings chosen per process (socket tables,
-allocator): a case's scenario file, and one run of it in a child process
-(``aqmlab run --in-process``) with extra environment variables."""
+allocator, the precompiled layer): a case's scenario file, one run of it in a child
+process (``aqmlab run --in-process``) with extra environment variables, and the ABBA order
+of on and off runs."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -37,3 +39,11 @@ def run_child(toml: Path, out: Path, env: dict[str, str]) -> tuple[pd.Series, di
                    capture_output=True)
     meta = json.loads((out / "meta.json").read_text())
     return pd.read_parquet(out / "summary.parquet").iloc[0], meta
+
+
+def alternating(rounds: int) -> Iterator[tuple[int, bool]]:
+    """``(round, on)`` for a setting measured on and off: on first in even rounds, off first
+    in odd ones (ABBA), so that a drift of the machine weighs on both alike."""
+    for r in range(rounds):
+        for on in (True, False) if r % 2 == 0 else (False, True):
+            yield r, on

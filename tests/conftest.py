@@ -28,3 +28,14 @@ def simulate():
     from aqmlab.workers.worker import simulate as simulate_results
 
     return simulate_results
+
+
+@pytest.fixture
+def unwritable_cache(tmp_path, monkeypatch) -> Path:
+    """``AQMLAB_CACHE`` where a file stands in the folder's way (it cannot be created), and
+    a "compiler" that would succeed (``true``): only the cache can fail a build."""
+    blocker = tmp_path / "cache"
+    blocker.write_text("a file, not a folder\n")
+    monkeypatch.setenv("AQMLAB_CACHE", str(blocker))
+    monkeypatch.setenv("CXX", "true")
+    return blocker

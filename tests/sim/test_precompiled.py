@@ -82,12 +82,18 @@ def test_same_runs_with_and_without_the_library(tmp_path):
     assert_same(slow, fast)
 
 
-def test_cache_key_follows_every_header(tmp_path):
+@pytest.fixture
+def cpp(tmp_path) -> Path:
+    """A stand-in for the layer's header folder: aqmlab.h and the a.h it includes."""
+    folder = tmp_path / "cpp"
+    folder.mkdir()
+    (folder / "aqmlab.h").write_text('#include "a.h"\n')
+    (folder / "a.h").write_text("int a();\n")
+    return folder
+
+
+def test_cache_key_follows_every_header(cpp, tmp_path):
     """Editing any header of the layer, or the compiler, names another library."""
-    cpp = tmp_path / "cpp"
-    cpp.mkdir()
-    (cpp / "aqmlab.h").write_text('#include "a.h"\n')
-    (cpp / "a.h").write_text("int a();\n")
     prefix = tmp_path / "wheel"
     first = precompiled.cache_key(cpp, prefix, "3.44", "echo")
     assert precompiled.cache_key(cpp, prefix, "3.44", "echo") == first
@@ -97,14 +103,11 @@ def test_cache_key_follows_every_header(tmp_path):
     assert precompiled.cache_key(cpp, prefix, "3.44", "true") != edited  # another compiler
 
 
-def test_a_failing_compiler_leaves_the_layer_to_cling(tmp_path, monkeypatch):
+def test_a_failing_compiler_leaves_the_layer_to_cling(cpp, tmp_path, monkeypatch):
     """A compiler that exits non-zero gives no library (None, a warning naming the
     fallback), and nothing half-written in the cache."""
     monkeypatch.setenv("AQMLAB_CACHE", str(tmp_path / "cache"))
     monkeypatch.setenv("CXX", "false")
-    cpp = tmp_path / "cpp"
-    cpp.mkdir()
-    (cpp / "aqmlab.h").write_text("int a();\n")
     with pytest.warns(RuntimeWarning, match="JIT-compiled instead"):
         assert precompiled.library_path(cpp, tmp_path / "wheel", "3.44") is None
     assert not list((tmp_path / "cache").rglob(precompiled.LIB_NAME))
@@ -127,15 +130,9 @@ def test_a_damaged_library_in_the_cache_leaves_the_layer_to_cling(tmp_path, monk
     assert native.precompiled_library() == before != bad
 
 
-def test_a_cache_that_cannot_be_written_leaves_the_layer_to_cling(tmp_path, monkeypatch):
+def test_a_cache_that_cannot_be_written_leaves_the_layer_to_cling(unwritable_cache, cpp,
+                                                                   tmp_path):
     """A cache folder that cannot be created (here a file stands in its way) gives no
     library and a warning that names the folder, instead of an error."""
-    blocker = tmp_path / "cache"
-    blocker.write_text("a file, not a folder\n")
-    monkeypatch.setenv("AQMLAB_CACHE", str(blocker))
-    monkeypatch.setenv("CXX", "true")
-    cpp = tmp_path / "cpp"
-    cpp.mkdir()
-    (cpp / "aqmlab.h").write_text("int a();\n")
     with pytest.warns(RuntimeWarning, match="set AQMLAB_CACHE to a writable folder"):
         assert precompiled.library_path(cpp, tmp_path / "wheel", "3.44") is None

@@ -64,13 +64,9 @@ def test_library_exports_only_the_interposed_members(fresh):
     assert all(s.startswith(wanted) for s in symbols), symbols
 
 
-def test_a_cache_that_cannot_be_written_warns_and_leaves_ns3_alone(monkeypatch, tmp_path):
+def test_a_cache_that_cannot_be_written_warns_and_leaves_ns3_alone(unwritable_cache, tmp_path):
     """A cache folder that cannot be created (a file in its way) gives no library and a
     warning naming the folder and what stays slow, instead of an error."""
-    blocker = tmp_path / "cache"
-    blocker.write_text("a file, not a folder\n")
-    monkeypatch.setenv("AQMLAB_CACHE", str(blocker))
-    monkeypatch.setenv("CXX", "true")
     lib = dataclasses.replace(object_memo.LIBRARY)
     with pytest.warns(RuntimeWarning, match="set AQMLAB_CACHE to a writable folder"):
         assert lib.library_path(tmp_path / "wheel", "3.44") is None

@@ -71,10 +71,7 @@ def warm_up() -> None:
 
 def run_meta() -> dict[str, object]:
     """Speed-ups in use (they change speed, never results; :mod:`.speedups`)."""
-    cpp = native.load()
-    return {"socket_tables": socket_tables.active(),
-            "precompiled_layer": native.precompiled_library() is not None,
-            **speedups.active(cpp)}
+    return {"socket_tables": socket_tables.active(), **speedups.active(native.load())}
 
 
 def test_abort() -> None:

@@ -12,26 +12,65 @@ own functions run.
 from __future__ import annotations
 
 import ctypes
+import fcntl
 import hashlib
 import os
 import shutil
 import subprocess
 import tempfile
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
 #: Headers every source may include (their text is part of the cache key).
 HEADERS = ("interpose.h", "switches.h", "private_member.h")
-_FLAGS = ("-std=c++20", "-O2", "-fPIC", "-shared", "-DNS3_LOG_ENABLE", "-DNS3_ASSERT_ENABLE",
-          "-DNS3_BUILD_PROFILE_RELEASE")
+#: g++ flags of every library aqmlab compiles: the wheel's build defines, a shared -O2 object.
+FLAGS = ("-std=c++20", "-O2", "-fPIC", "-shared", "-DNS3_LOG_ENABLE", "-DNS3_ASSERT_ENABLE",
+         "-DNS3_BUILD_PROFILE_RELEASE")
 
 
 def cache_dir() -> Path:
     """Where compiled libraries are kept (``$AQMLAB_CACHE``, ``$XDG_CACHE_HOME`` or ~/.cache)."""
     root = os.environ.get("AQMLAB_CACHE") or os.environ.get("XDG_CACHE_HOME")
     return Path(root) / "aqmlab" if root else Path.home() / ".cache" / "aqmlab"
+
+
+def wheel_stamp(prefix: Path, version: str, module: str) -> str:
+    """The wheel's ``module`` library as a cache key part: its path, size and mtime."""
+    lib = prefix / "lib64" / f"libns{version}-{module}.so"
+    return f"{lib}:{lib.stat().st_size}:{lib.stat().st_mtime_ns}" if lib.exists() else ""
+
+
+def build_library(out: Path, sources: dict[str, bytes], command: Callable[[Path], list[str]],
+                  name: str, fallback: str) -> Path | None:
+    """Compile ``out`` once: under a lock, so that concurrent workers build it once; in a
+    temporary folder beside it holding ``sources``, with the command line
+    ``command(folder)`` (which writes ``folder/lib.so``); moved into place whole. None, and
+    a warning naming ``name`` and its ``fallback``, if the compiler fails or the cache
+    folder cannot be written."""
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        with open(out.parent / "build.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # one build; the others wait, then find it
+            if out.exists():
+                return out
+            with tempfile.TemporaryDirectory(dir=out.parent) as tmp:
+                for source, text in sources.items():
+                    (Path(tmp) / source).write_bytes(text)
+                done = subprocess.run(command(Path(tmp)), capture_output=True, text=True,
+                                      check=False)
+                if done.returncode != 0:
+                    warnings.warn(f"could not compile {name} ({fallback}):\n"
+                                  f"{done.stderr[-2000:]}", RuntimeWarning, stacklevel=4)
+                    return None
+                os.replace(Path(tmp) / "lib.so", out)  # atomic: a whole library or none
+    except OSError as err:  # a cache folder that cannot be written
+        warnings.warn(f"cannot build {name} into {out.parent} ({err}): {fallback} "
+                      f"(set AQMLAB_CACHE to a writable folder)", RuntimeWarning, stacklevel=4)
+        return None
+    return out
 
 
 def wheel_loaded(version: str, module: str) -> bool:
@@ -71,9 +110,8 @@ class Interposer:
         """The compiled library for this wheel, built if missing; None if it cannot be."""
         cpp = Path(str(resources.files("aqmlab.engines.ns3") / "cpp"))
         texts = {name: (cpp / name).read_bytes() for name in (*self.sources, *HEADERS)}
-        lib = prefix / "lib64" / f"libns{version}-{self.modules[0]}.so"
-        stamp = f"{lib}:{lib.stat().st_size}:{lib.stat().st_mtime_ns}" if lib.exists() else ""
-        key = hashlib.sha256(b"".join(texts.values()) + stamp.encode() + " ".join(_FLAGS).encode()
+        stamp = wheel_stamp(prefix, version, self.modules[0])
+        key = hashlib.sha256(b"".join(texts.values()) + stamp.encode() + " ".join(FLAGS).encode()
                              + " ".join(self.modules).encode()
                              + " ".join(self.exports).encode()).hexdigest()[:16]
         out = cache_dir() / "native" / key / self.lib_name
@@ -84,35 +122,19 @@ class Interposer:
             warnings.warn(f"g++ not found: {self.what} (same results, slower)", RuntimeWarning,
                           stacklevel=3)
             return None
-        try:
-            return self._build(gxx, prefix, version, texts, out)
-        except OSError as err:  # a cache folder that cannot be written
-            warnings.warn(f"cannot build {self.lib_name} into {out.parent} ({err}): "
-                          f"{self.what} (set AQMLAB_CACHE to a writable folder)",
-                          RuntimeWarning, stacklevel=3)
-            return None
+        libdir = prefix / "lib64"
 
-    def _build(self, gxx: str, prefix: Path, version: str, texts: dict[str, bytes],
-               out: Path) -> Path | None:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryDirectory(dir=out.parent) as tmp:
-            for name, text in texts.items():
-                (Path(tmp) / name).write_bytes(text)
-            script, built = Path(tmp) / "exports.map", Path(tmp) / "lib.so"
+        def command(tmp: Path) -> list[str]:
+            script = tmp / "exports.map"
             script.write_text("{\n  global:\n" + "".join(f"    {e};\n" for e in self.exports)
                               + "  local: *;\n};\n")
-            libdir = prefix / "lib64"
-            cmd = [gxx, *_FLAGS, f"-I{prefix / 'include'}", f"-I{tmp}",
-                   *(str(Path(tmp) / n) for n in self.sources), f"-L{libdir}",
-                   *(f"-lns{version}-{m}" for m in self.modules), "-ldl",
-                   f"-Wl,-rpath,{libdir}", f"-Wl,--version-script,{script}", "-o", str(built)]
-            done = subprocess.run(cmd, capture_output=True, text=True, check=False)
-            if done.returncode != 0:
-                warnings.warn(f"could not compile {self.sources[0]} ({self.what}):\n"
-                              f"{done.stderr[-2000:]}", RuntimeWarning, stacklevel=4)
-                return None
-            os.replace(built, out)  # atomic: concurrent workers see a whole library or none
-        return out
+            return [gxx, *FLAGS, f"-I{prefix / 'include'}", f"-I{tmp}",
+                    *(str(tmp / n) for n in self.sources), f"-L{libdir}",
+                    *(f"-lns{version}-{m}" for m in self.modules), "-ldl",
+                    f"-Wl,-rpath,{libdir}", f"-Wl,--version-script,{script}", "-o",
+                    str(tmp / "lib.so")]
+
+        return build_library(out, texts, command, self.sources[0], self.what)
 
     def load(self, prefix: Path, version: str) -> bool:
         """Load the library (before any ns-3 library); True if it is in place."""

@@ -18,27 +18,20 @@ the whole layer to Cling.
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import os
 import shutil
 import subprocess
-import tempfile
 import warnings
 from pathlib import Path
 
-from aqmlab.engines.ns3 import loader
-from aqmlab.engines.ns3.interposer import cache_dir
+from aqmlab.engines.ns3 import interposer, loader
 
 SWITCH = "AQMLAB_PRECOMPILED"
 LIB_NAME = "libaqmlab_layer.so"
-#: The wheel's build defines (as :mod:`.loader`), the JIT's -O2, no FMA contraction, and
-#: every inline function emitted, ns-3's included, so that Cling finds each one it needs.
-FLAGS = ("-std=c++20", "-O2", "-ffp-contract=off", "-fPIC", "-shared",
-         "-fkeep-inline-functions", "-DNS3_LOG_ENABLE", "-DNS3_ASSERT_ENABLE",
-         "-DNS3_BUILD_PROFILE_RELEASE")
-MODULES = ("core", "stats", "network", "bridge", "traffic-control", "internet",
-           "point-to-point", "applications", "flow-monitor")
+#: :data:`.interposer.FLAGS`, no FMA contraction, and every inline function emitted, ns-3's
+#: included, so that Cling finds each one it needs.
+FLAGS = (*interposer.FLAGS, "-ffp-contract=off", "-fkeep-inline-functions")
 
 
 def wanted() -> bool:
@@ -46,63 +39,38 @@ def wanted() -> bool:
     return os.environ.get(SWITCH, "1") != "0"
 
 
-def _compiler() -> str | None:
-    return shutil.which(os.environ.get("CXX", "g++"))
-
-
 def cache_key(cpp: Path, prefix: Path, version: str, gxx: str) -> str:
     """Hash of every header of the layer, the flags, the compiler's version and the wheel."""
     h = hashlib.sha256()
     for path in sorted(cpp.glob("*.h")):
         h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
-    core = prefix / "lib64" / f"libns{version}-core.so"
-    stamp = f"{core}:{core.stat().st_size}:{core.stat().st_mtime_ns}" if core.exists() else ""
+    stamp = interposer.wheel_stamp(prefix, version, "core")
     compiler = subprocess.run([gxx, "--version"], capture_output=True, text=True,
                               check=False).stdout
-    h.update("\0".join((stamp, *FLAGS, *MODULES, compiler)).encode())
+    h.update("\0".join((stamp, *FLAGS, *loader.MODULES, compiler)).encode())
     return h.hexdigest()[:16]
 
 
 def library_path(cpp: Path, prefix: Path, version: str) -> Path | None:
     """The compiled layer for these headers and this wheel, built if missing; None if it
     cannot be (no g++, or g++ refused the headers: a warning says why)."""
-    gxx = _compiler()
+    gxx = shutil.which(os.environ.get("CXX", "g++"))
     if gxx is None:
         warnings.warn("g++ not found: aqmlab's C++ is JIT-compiled by every process "
                       "(same results, ~14 s more per process)", RuntimeWarning, stacklevel=3)
         return None
-    out = cache_dir() / "native" / cache_key(cpp, prefix, version, gxx) / LIB_NAME
+    out = interposer.cache_dir() / "native" / cache_key(cpp, prefix, version, gxx) / LIB_NAME
     if out.exists():
         return out
-    try:
-        return _build(gxx, cpp, prefix, version, out)
-    except OSError as err:  # a cache folder that cannot be written
-        warnings.warn(f"cannot build aqmlab's C++ into {out.parent} ({err}); it is "
-                      f"JIT-compiled instead (set AQMLAB_CACHE to a writable folder)",
-                      RuntimeWarning, stacklevel=3)
-        return None
+    libdir = prefix / "lib64"
 
+    def command(tmp: Path) -> list[str]:
+        return [gxx, *FLAGS, f"-I{prefix / 'include'}", f"-I{cpp}", str(tmp / "layer.cc"),
+                f"-L{libdir}", *(f"-lns{version}-{m}" for m in loader.MODULES),
+                f"-Wl,-rpath,{libdir}", "-o", str(tmp / "lib.so")]
 
-def _build(gxx: str, cpp: Path, prefix: Path, version: str, out: Path) -> Path | None:
-    out.parent.mkdir(parents=True, exist_ok=True)
-    with open(out.parent / "build.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # one build; the others wait, then find it
-        if out.exists():
-            return out
-        with tempfile.TemporaryDirectory(dir=out.parent) as tmp:
-            source, built = Path(tmp) / "layer.cc", Path(tmp) / LIB_NAME
-            source.write_text('#include "aqmlab.h"\n')
-            libdir = prefix / "lib64"
-            cmd = [gxx, *FLAGS, f"-I{prefix / 'include'}", f"-I{cpp}", str(source),
-                   f"-L{libdir}", *(f"-lns{version}-{m}" for m in MODULES),
-                   f"-Wl,-rpath,{libdir}", "-o", str(built)]
-            done = subprocess.run(cmd, capture_output=True, text=True, check=False)
-            if done.returncode != 0:
-                warnings.warn(f"g++ could not compile aqmlab's C++ (it is JIT-compiled "
-                              f"instead):\n{done.stderr[-2000:]}", RuntimeWarning, stacklevel=4)
-                return None
-            os.replace(built, out)  # atomic: a reader sees a whole library or none
-    return out
+    return interposer.build_library(out, {"layer.cc": b'#include "aqmlab.h"\n'}, command,
+                                     "aqmlab's C++", "it is JIT-compiled instead")
 
 
 def main() -> int:

@@ -32,7 +32,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from aqmlab.engines.ns3 import object_memo, socket_tables
+from aqmlab.engines.ns3 import native, object_memo, socket_tables
 
 #: Environment variable -> what it switches off when set to "0".
 SWITCHES: dict[str, str] = {
@@ -144,6 +144,7 @@ def all_off() -> dict[str, str]:
 def active(cpp: Any) -> dict[str, bool]:
     """Which of the speed-ups this process uses (``cpp``: the aqmlab namespace)."""
     return {**object_memo.enabled(),
+            "precompiled_layer": native.precompiled_library() is not None,
             **{name: socket_tables.active() and not switched_off(f"AQMLAB_{name.upper()}")
                for name in ("fork_index", "spf_index", "fast_options", "tx_time_memo",
                             "rate_parse_memo", "next_seg", "checksum_flag")},
