@@ -12,7 +12,8 @@ them with papermill (:func:`aqmlab.notebooks.run_notebook`) in a profile:
 The runs of all selected studies execute first, through one executor and longest first
 (shared runs once); then each notebook executes, reading its runs from the store, and is
 kept as ``<out>/<study>/<study>.ipynb`` beside its figures (PNG, SVG and the data as CSV)
-and ``claims.csv``. A failing notebook is reported with its cell and error; the others run.
+and ``claims.csv``; ``<out>/claims.md`` puts the claim tables of the studies run on one
+page (:mod:`aqmlab.studies.overview`). A failing notebook is reported with its cell and error; the others run.
 ``--stored-only`` simulates nothing: figures and claims from the runs already stored, to
 look at a long campaign while it runs (its claim tables are marked interim).
 """
@@ -27,9 +28,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from aqmlab import __version__
 from aqmlab.campaign import Store, estimate_cost
 from aqmlab.notebooks import NotebookError, check_params, plan, run_notebook
 from aqmlab.studies import STUDIES, common
+from aqmlab.studies.overview import overview, read_tables
 
 __all__ = ["Report", "estimate", "planned_runs", "regenerate"]
 
@@ -166,6 +169,11 @@ def regenerate(profile: str = "quick", out: str | Path = "figures", store: str |
         print(f"{name}: {row['wall_s']:.0f} s, {status}", file=sys.stderr, flush=True)
     report.wall_s = time.perf_counter() - t0
     Path(out).mkdir(parents=True, exist_ok=True)
+    tables = {s: t for s, t in read_tables(out).items() if s in names}
+    if tables:
+        interim = ", interim (--stored-only)" if stored_only else ""
+        (Path(out) / "claims.md").write_text(
+            overview(tables, f"profile {profile}, aqmlab {__version__}{interim}"))
     (Path(out) / "report.json").write_text(json.dumps(
         {"profile": profile, "params": params, "stored_only": stored_only,
          "runs": report.runs, "wall_s": report.wall_s, "studies": report.rows},

@@ -13,6 +13,7 @@ from aqmlab.figures import regenerate
 from aqmlab.notebooks import NOTEBOOKS
 from aqmlab.studies import STUDIES, load_study
 from aqmlab.studies.claims import COLUMNS, ENGINE_VERDICTS, NO_DATA, NOT_TESTED, REFERENCE_COLUMNS
+from aqmlab.studies.overview import counts, read_tables
 
 COMMON = {"profile", "seeds", "workers", "scheduler", "stored_only", "out", "store", "reference"}
 
@@ -86,6 +87,23 @@ def test_notebook_executes_in_tiny_profile(executed, name):
     for png in pngs:
         assert png.with_suffix(".svg").exists()
         assert png.with_suffix(".csv").exists() or list(folder.glob(f"{png.stem}-*.csv"))
+
+
+@pytest.mark.ns3
+def test_the_claims_page_counts_every_executed_table(executed):
+    """``figures/claims.md`` has one counts row per study, each equal to the counts of that
+    study's ``claims.csv``, and lists every claim that ns-3 or ns-2.35 does not reproduce."""
+    out, rows = executed
+    page = (out / "claims.md").read_text()
+    tables = read_tables(out)
+    assert set(tables) == set(rows)
+    for study, table in tables.items():
+        row = next(line for line in page.splitlines() if line.startswith(f"| `{study}` | "))
+        cells = [c.strip() for c in row.strip().strip("|").split("|")]
+        assert cells[1:] == [str(v) for v in counts(table).values()], study
+        ref = table.get("reproduced_ns2", pd.Series("", index=table.index))
+        for claim in table[(table.reproduced == "no") | (ref == "no")].claim:
+            assert f"| `{study}` | `{claim}`: " in page
 
 
 @pytest.mark.ns3

@@ -1,0 +1,84 @@
+"""One page over every study's claim table (``<out>/claims.md``, written by ``aqmlab
+figures``): per study how many claims each engine reproduces and how the two verdicts read
+together, then every claim that either engine misses as paper | ns-2.35 | aqmlab.
+
+It reads the saved ``claims.csv`` tables, so the page can be rebuilt from a ``figures/``
+folder (or the copies kept in ``notebooks/quick-profile/``) without running anything.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+import pandas as pd
+
+from aqmlab.studies.claims import ENGINE_VERDICTS, NO_DATA, NOT_TESTED
+
+__all__ = ["COUNTS", "counts", "overview", "read_tables"]
+
+#: The readings of the two verdicts, in the order the page shows them.
+READINGS = {"both": ENGINE_VERDICTS[("yes", "yes")],
+            "paper's era": ENGINE_VERDICTS[("no", "no")],
+            "aqmlab's": ENGINE_VERDICTS[("no", "yes")],
+            "ns-3 only": ENGINE_VERDICTS[("yes", "no")],
+            "not run on ns-2.35": "not run on ns-2.35"}
+#: The columns of the counts table.
+COUNTS = ["tested", "ns-3 yes", "ns-3 no", "no data", "ns-2.35 yes", "ns-2.35 no", *READINGS]
+
+
+def read_tables(folder: str | Path, pattern: str = "*/claims.csv") -> dict[str, pd.DataFrame]:
+    """Every claim table under ``folder`` by study (``figures/<study>/claims.csv``; for
+    kept copies ``pattern="*.claims.csv"``), all cells as text, in path order."""
+    tables = {}
+    for path in sorted(Path(folder).glob(pattern)):
+        t = pd.read_csv(path, dtype=str, keep_default_na=False)
+        if len(t):
+            tables[t.study.iloc[0]] = t
+    return tables
+
+
+def counts(table: pd.DataFrame) -> dict[str, int]:
+    """The counts row of one claim table: claims the profile tests (``reproduced`` not "not
+    tested"), ns-3's yes / no / no data, ns-2.35's yes / no and the joint readings (zero
+    where the table has no ns-2.35 verdicts)."""
+    tested = table[table.reproduced != NOT_TESTED]
+    ref = tested.get("reproduced_ns2", pd.Series(dtype=str))
+    joint = tested.get("engines", pd.Series(dtype=str))
+    out = {"tested": len(tested), "ns-3 yes": int((tested.reproduced == "yes").sum()),
+           "ns-3 no": int((tested.reproduced == "no").sum()),
+           "no data": int((tested.reproduced == NO_DATA).sum()),
+           "ns-2.35 yes": int((ref == "yes").sum()), "ns-2.35 no": int((ref == "no").sum())}
+    out.update({name: int((joint == value).sum()) for name, value in READINGS.items()})
+    return out
+
+
+def _cell(text: str) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def overview(tables: Mapping[str, pd.DataFrame], title: str = "") -> str:
+    """The page as Markdown: the counts table (one row per study and a total) and the
+    claims either engine does not reproduce, with the paper's, ns-2.35's and ns-3's values,
+    the reading and the table's note."""
+    rows = {study: counts(t) for study, t in tables.items()}
+    total = {c: sum(r[c] for r in rows.values()) for c in COUNTS}
+    lines = [f"# Where the claims stand{': ' + title if title else ''}", "",
+             "| study | " + " | ".join(COUNTS) + " |", "|---" * (len(COUNTS) + 1) + "|"]
+    for study, r in [*rows.items(), ("all", total)]:
+        name = f"`{study}`" if study != "all" else "**all**"
+        lines.append(f"| {name} | " + " | ".join(str(r[c]) for c in COUNTS) + " |")
+    lines += ["", "## Claims an engine does not reproduce", "",
+              "| study | claim | paper | ns-2.35 | aqmlab (ns-3) | reading | note |",
+              "|---|---|---|---|---|---|---|"]
+    for study, t in tables.items():
+        ref = t.get("reproduced_ns2", pd.Series([""] * len(t), index=t.index))
+        missed = t[(t.reproduced == "no") | (ref == "no")]
+        for _, c in missed.iterrows():
+            ns2 = "-" if "reproduced_ns2" not in t else "not run" \
+                if c.engines == READINGS["not run on ns-2.35"] else \
+                f"{c.measured_ns2} ({c.reproduced_ns2})"
+            lines.append(f"| `{study}` | `{c.claim}`: {_cell(c.text)} | {_cell(c.paper)} | "
+                         f"{_cell(ns2)} | {_cell(c.measured)} ({c.reproduced}) | "
+                         f"{_cell(c.get('engines', ''))} | {_cell(c.note)} |")
+    return "\n".join(lines) + "\n"
