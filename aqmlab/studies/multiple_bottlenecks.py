@@ -8,8 +8,10 @@ R0->R1, R1->R2 and R3->R4. Reno over drop-tail vs ECN SACK over Adaptive RED (5 
 68 segments and 340-packet queues for both. Connection rates come from the Weigle
 calibration table (the same PackMime settings, calibrated on a 10 Mb/s dumbbell).
 
-TCP and PackMime are Weigle et al.'s (``examples/weigle_droptail_80.toml``): ns-2's Full-TCP
-semantics (:data:`aqmlab.kinds.tcp.FULL_TCP`) and no server delay, since the study (2005,
+TCP, PackMime, links and event clock are Weigle et al.'s (``examples/weigle_droptail_80.toml``):
+ns-2's Full-TCP semantics (:data:`aqmlab.kinds.tcp.FULL_TCP`), ns-2's queue hand-over, frames
+without a link header, DelayBox before the client's link, ns-2's event clock (so both
+engines end every response at the same time) and no server delay, since the study (2005,
 Weigle's group) ran UNC's PackMime before it entered ns-2.30 (2006) with its server delay.
 
 Two settings the paper leaves open are profile axes, and each combination is a *reading*:
@@ -99,10 +101,16 @@ def profile(name: str = "quick", **overrides: Any) -> MultipleBottlenecksParams:
     return PROFILES.get(name, **overrides)
 
 
+#: The link mechanisms taken from Weigle's example with its TCP and PackMime: ns-2's
+#: queue hand-over, frames without a link header, DelayBox before the client's link.
+NS2_LINKS = ("queue_wake", "link_header", "delay_box")
+
+
 def base(duration: float, warmup: float, stop_after_responses: int | None,
          cross: float = CROSS_LOAD) -> Scenario:
     """Reno-DT at 60 % with ``cross`` load on each cross link; arms change the scheme and
-    the end-to-end load."""
+    the end-to-end load. Links (:data:`NS2_LINKS`) and the event clock are ns-2's, as in
+    Weigle's example: the paper ran ns-2."""
     w = example("weigle_droptail_80")
     cal = str(EXAMPLES / "calibration" / "packmime_10mbps.csv")
     dt = {"kind": "droptail", "limit": "340p"}
@@ -123,11 +131,12 @@ def base(duration: float, warmup: float, stop_after_responses: int | None,
         "topology": {"kind": "parking_lot", "routers": 6, "senders": 2, "receivers": 2,
                      "cross_senders": 2, "link": {"rate": "10Mbps", "delay": "0ms"},
                      "access": {"rate": "100Mbps", "delay": "0ms"},
-                     "forward_queue": dt, "reverse_queue": dt},
+                     "forward_queue": dt, "reverse_queue": dt,
+                     **{k: getattr(w.topology, k) for k in NS2_LINKS}},
         "tcp": tcp, "traffic": traffic,
         "run": {"duration": f"{duration:g}s", "warmup": f"{warmup:g}s",
                 "stop_after_responses": stop_after_responses,
-                "sample_interval": "100ms"}})
+                "sample_interval": "100ms", "event_clock": w.run.event_clock}})
 
 
 def scheme(name: str, ared_mode: str = ARED_MODE) -> Arm:

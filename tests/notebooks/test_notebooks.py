@@ -8,12 +8,11 @@ import nbformat
 import pandas as pd
 import pytest
 
-from aqmlab.figures import estimate
-from aqmlab.figures import regenerate
+from aqmlab.figures import estimate, regenerate
 from aqmlab.notebooks import NOTEBOOKS
 from aqmlab.studies import STUDIES, load_study
 from aqmlab.studies.claims import COLUMNS, ENGINE_VERDICTS, NO_DATA, NOT_TESTED, REFERENCE_COLUMNS
-from aqmlab.studies.overview import counts, read_tables
+from aqmlab.studies.overview import counts, overview, read_tables
 
 COMMON = {"profile", "seeds", "workers", "scheduler", "stored_only", "out", "store", "reference"}
 
@@ -230,3 +229,22 @@ def test_full_profile_table_matches_the_saved_claim_tables():
     for study, c in saved.items():
         assert counts[study] == [len(c), int((c.reproduced == "yes").sum()),
                                  int((c.reproduced == "no").sum())], study
+
+
+@pytest.mark.parametrize("kept", ["quick-profile", "full-profile"])
+def test_kept_claim_pages_are_the_overview_of_their_tables(kept):
+    """``notebooks/<kept>/claims.md`` is what the overview makes of the claim tables kept
+    beside it (its title line aside), so the page cannot drift from the tables."""
+    folder = NOTEBOOKS / kept
+    page = (folder / "claims.md").read_text().splitlines()
+    made = overview(read_tables(folder, "*.claims.csv")).splitlines()
+    assert page[0].startswith("# Where the claims stand") and page[1:] == made[1:]
+
+
+def test_readme_claims_standing_is_the_quick_page():
+    """notebooks/README's "Where the claims stand" shows the counts table of
+    ``quick-profile/claims.md``, row for row."""
+    text = (NOTEBOOKS / "README.md").read_text()
+    section = text.split("## Where the claims stand", 1)[1].split("\n## ", 1)[0]
+    table = (NOTEBOOKS / "quick-profile" / "claims.md").read_text().split("\n\n")[1]
+    assert table.startswith("| study | tested |") and table in section
