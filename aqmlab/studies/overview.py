@@ -28,13 +28,15 @@ COUNTS = ["tested", "ns-3 yes", "ns-3 no", "no data", "ns-2.35 yes", "ns-2.35 no
 
 
 def read_tables(folder: str | Path, pattern: str = "*/claims.csv") -> dict[str, pd.DataFrame]:
-    """Every claim table under ``folder`` by study (``figures/<study>/claims.csv``; for
-    kept copies ``pattern="*.claims.csv"``), all cells as text, in path order."""
+    """Every claim table under ``folder`` by notebook (``figures/<notebook>/claims.csv``; for
+    kept copies ``pattern="*.claims.csv"``, named ``<notebook>.claims.csv``), all cells as
+    text, in path order."""
     tables = {}
     for path in sorted(Path(folder).glob(pattern)):
         t = pd.read_csv(path, dtype=str, keep_default_na=False)
         if len(t):
-            tables[t.study.iloc[0]] = t
+            name = path.parent.name if path.name == "claims.csv" else path.name.split(".")[0]
+            tables[name] = t
     return tables
 
 
@@ -58,7 +60,7 @@ def _cell(text: str) -> str:
 
 
 def overview(tables: Mapping[str, pd.DataFrame], title: str = "") -> str:
-    """The page as Markdown: the counts table (one row per study and a total) and the
+    """The page as Markdown: the counts table (one row per notebook and a total) and the
     claims either engine does not reproduce, with the paper's, ns-2.35's and ns-3's values,
     the reading and the table's note."""
     rows = {study: counts(t) for study, t in tables.items()}
