@@ -12,8 +12,9 @@ them with papermill (:func:`aqmlab.notebooks.run_notebook`) in a profile:
 The runs of all selected studies execute first, through one executor and longest first
 (shared runs once); then each notebook executes, reading its runs from the store, and is
 kept as ``<out>/<study>/<study>.ipynb`` beside its figures (PNG, SVG and the data as CSV)
-and ``claims.csv``; ``<out>/claims.md`` puts the claim tables of the studies run on one
-page (:mod:`aqmlab.studies.overview`). A failing notebook is reported with its cell and error; the others run.
+and ``claims.csv``; ``<out>/claims.md`` puts the claim tables of the notebooks that ran on
+one page (:mod:`aqmlab.studies.overview`). A failing notebook is reported with its cell and
+error; the others run.
 ``--stored-only`` simulates nothing: figures and claims from the runs already stored, to
 look at a long campaign while it runs (its claim tables are marked interim).
 """
@@ -169,7 +170,8 @@ def regenerate(profile: str = "quick", out: str | Path = "figures", store: str |
         print(f"{name}: {row['wall_s']:.0f} s, {status}", file=sys.stderr, flush=True)
     report.wall_s = time.perf_counter() - t0
     Path(out).mkdir(parents=True, exist_ok=True)
-    tables = {s: t for s, t in read_tables(out).items() if s in names}
+    ran = {r["study"] for r in report.rows if "error" not in r}  # not a failed one's old table
+    tables = {s: t for s, t in read_tables(out).items() if s in ran}
     if tables:
         interim = ", interim (--stored-only)" if stored_only else ""
         (Path(out) / "claims.md").write_text(

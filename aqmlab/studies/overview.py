@@ -59,6 +59,16 @@ def _cell(text: str) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
+def _ns2_value(claim: pd.Series) -> str:
+    """ns-2.35's value and verdict of a claim row: "-" for a table without the reference
+    engine, "not run" for an arm ns-2.35 cannot run."""
+    if "reproduced_ns2" not in claim:
+        return "-"
+    if claim.engines == READINGS["not run on ns-2.35"]:
+        return "not run"
+    return f"{claim.measured_ns2} ({claim.reproduced_ns2})"
+
+
 def overview(tables: Mapping[str, pd.DataFrame], title: str = "") -> str:
     """The page as Markdown: the counts table (one row per notebook and a total) and the
     claims either engine does not reproduce, with the paper's, ns-2.35's and ns-3's values,
@@ -77,10 +87,7 @@ def overview(tables: Mapping[str, pd.DataFrame], title: str = "") -> str:
         ref = t.get("reproduced_ns2", pd.Series([""] * len(t), index=t.index))
         missed = t[(t.reproduced == "no") | (ref == "no")]
         for _, c in missed.iterrows():
-            ns2 = "-" if "reproduced_ns2" not in t else "not run" \
-                if c.engines == READINGS["not run on ns-2.35"] else \
-                f"{c.measured_ns2} ({c.reproduced_ns2})"
             lines.append(f"| `{study}` | `{c.claim}`: {_cell(c.text)} | {_cell(c.paper)} | "
-                         f"{_cell(ns2)} | {_cell(c.measured)} ({c.reproduced}) | "
+                         f"{_cell(_ns2_value(c))} | {_cell(c.measured)} ({c.reproduced}) | "
                          f"{_cell(c.get('engines', ''))} | {_cell(c.note)} |")
     return "\n".join(lines) + "\n"

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from aqmlab.figures import estimate, regenerate
-from aqmlab.notebooks import NOTEBOOKS
+from aqmlab.notebooks import NOTEBOOKS, NotebookError
 from aqmlab.studies import STUDIES, load_study
 from aqmlab.studies.claims import COLUMNS, ENGINE_VERDICTS, NO_DATA, NOT_TESTED, REFERENCE_COLUMNS
 from aqmlab.studies.overview import counts, overview, read_tables
@@ -185,6 +185,31 @@ def test_a_failing_cell_is_named(tmp_path, monkeypatch):
     with pytest.raises(nbs.NotebookError, match=r"broken: cell .*ValueError: boom in cell four"):
         nbs.run_notebook("broken", out=tmp_path / "out")
     assert (tmp_path / "out" / "broken" / "broken.ipynb").exists()
+
+
+def test_the_claims_page_leaves_out_a_failed_notebooks_old_table(tmp_path, monkeypatch):
+    """A notebook that fails in this regeneration is not on ``claims.md``, even where an
+    earlier run left its ``claims.csv`` in the folder; one that ran is (no ns-3 needed)."""
+    import aqmlab.figures as figs
+    from aqmlab.studies.claims import ClaimTable
+
+    old = ClaimTable("tail_drop")
+    old.add("T-old", "an old verdict", 1.0, 1.0, "abs within")
+    old.save(tmp_path / "tail_drop_tuning")
+
+    def fake(name, profile, out, *args, **kw):
+        if name == "tail_drop_tuning":
+            raise NotebookError("tail_drop_tuning: cell 3: boom")
+        table = ClaimTable("ecn_bulk")
+        table.add("P-new", "a verdict of this run", 1.0, 1.0, "abs within")
+        return table.save(tmp_path / name).with_name(f"{name}.ipynb")
+
+    monkeypatch.setattr(figs, "run_notebook", fake)
+    report = figs.regenerate("quick", out=tmp_path, store=tmp_path / "data", prefetch=False,
+                             only=["tail_drop_tuning", "ecn_bulk"])
+    assert [r["study"] for r in report.failed] == ["tail_drop_tuning"]
+    page = (tmp_path / "claims.md").read_text()
+    assert "| `ecn_bulk` | 1 | 1 |" in page and "tail_drop_tuning" not in page
 
 
 def test_set_overrides_a_parameter_in_plan_and_estimate(tmp_path):
