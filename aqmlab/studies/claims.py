@@ -49,7 +49,7 @@ import math
 import re
 import string
 import tomllib
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -58,7 +58,8 @@ import pandas as pd
 
 from aqmlab.studies.params import PROFILE_NAMES
 
-__all__ = ["KINDS", "Claim", "ClaimTable", "NOT_TESTED", "NO_DATA", "check_ordering",
+__all__ = ["KINDS", "Claim", "ClaimTable", "NOT_TESTED", "NO_DATA", "READINGS", "tally",
+           "check_ordering",
            "Measured", "Inputs", "Metrics", "ClaimSpec", "DeclaredTable", "TABLES"]
 
 KINDS = ("ratio within", "abs within", "in range", "greater", "less", "ordering",
@@ -227,6 +228,29 @@ def engine_verdict(ns3: str, ref: str) -> str:
     return ENGINE_VERDICTS.get((ns3, ref), "ns-2.35 only" if ns3 == NO_DATA else "")
 
 
+#: The joint readings a count reports, by name (:func:`tally`).
+READINGS = {"both": ENGINE_VERDICTS[("yes", "yes")],
+            "paper's era": ENGINE_VERDICTS[("no", "no")],
+            "aqmlab's": ENGINE_VERDICTS[("no", "yes")],
+            "ns-3 only": ENGINE_VERDICTS[("yes", "no")],
+            "not run on ns-2.35": "not run on ns-2.35"}
+
+
+def tally(verdicts: Sequence[str], reference: Sequence[str] | None = None) -> dict[str, int]:
+    """The one verdict counter of live tables and saved ones: claims, ns-3's yes / no / not
+    tested / no data and, given ns-2.35's ``reference`` verdicts of the same claims, its yes /
+    no and each joint reading of :data:`READINGS` (:func:`engine_verdict`)."""
+    verdicts = list(verdicts)
+    out = {"claims": len(verdicts), "yes": verdicts.count("yes"), "no": verdicts.count("no"),
+           "not tested": verdicts.count(NOT_TESTED), "no data": verdicts.count(NO_DATA)}
+    if reference is not None:
+        ref = list(reference)
+        joint = [engine_verdict(a, b) for a, b in zip(verdicts, ref, strict=True)]
+        out.update({"ns2 yes": ref.count("yes"), "ns2 no": ref.count("no")})
+        out.update({name: joint.count(value) for name, value in READINGS.items()})
+    return out
+
+
 @dataclass
 class ClaimTable:
     """The claims of one study, in the order they were added; ``interim`` says which runs
@@ -302,20 +326,9 @@ class ClaimTable:
 
     def counts(self) -> dict[str, int]:
         """How many claims are checked, reproduced, not reproduced, untested, without data;
-        with a reference, the same on ns-2.35 and the joint verdicts."""
-        verdicts = [c.reproduced for c in self.claims]
-        out = {"claims": len(verdicts), "yes": verdicts.count("yes"),
-               "no": verdicts.count("no"), "not tested": verdicts.count(NOT_TESTED),
-               "no data": verdicts.count(NO_DATA)}
-        if self.reference is not None:
-            ref = [c.reproduced for c in self.reference]
-            joint = [engine_verdict(a, b) for a, b in zip(verdicts, ref, strict=True)]
-            out.update({"ns2 yes": ref.count("yes"), "ns2 no": ref.count("no"),
-                        "not run on ns-2.35": joint.count("not run on ns-2.35"),
-                        "paper's era": joint.count(ENGINE_VERDICTS[("no", "no")]),
-                        "aqmlab's": joint.count(ENGINE_VERDICTS[("no", "yes")]),
-                        "ns-3 only": joint.count(ENGINE_VERDICTS[("yes", "no")])})
-        return out
+        with a reference, the same on ns-2.35 and the joint readings (:func:`tally`)."""
+        ref = None if self.reference is None else [c.reproduced for c in self.reference]
+        return tally([c.reproduced for c in self.claims], ref)
 
     def summary(self) -> str:
         c = self.counts()

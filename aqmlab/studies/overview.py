@@ -13,16 +13,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from aqmlab.studies.claims import ENGINE_VERDICTS, NO_DATA, NOT_TESTED
+from aqmlab.studies.claims import NOT_TESTED, READINGS, tally
 
 __all__ = ["COUNTS", "counts", "overview", "read_tables"]
 
-#: The readings of the two verdicts, in the order the page shows them.
-READINGS = {"both": ENGINE_VERDICTS[("yes", "yes")],
-            "paper's era": ENGINE_VERDICTS[("no", "no")],
-            "aqmlab's": ENGINE_VERDICTS[("no", "yes")],
-            "ns-3 only": ENGINE_VERDICTS[("yes", "no")],
-            "not run on ns-2.35": "not run on ns-2.35"}
 #: The columns of the counts table.
 COUNTS = ["tested", "ns-3 yes", "ns-3 no", "no data", "ns-2.35 yes", "ns-2.35 no", *READINGS]
 
@@ -41,18 +35,15 @@ def read_tables(folder: str | Path, pattern: str = "*/claims.csv") -> dict[str, 
 
 
 def counts(table: pd.DataFrame) -> dict[str, int]:
-    """The counts row of one claim table: claims the profile tests (``reproduced`` not "not
-    tested"), ns-3's yes / no / no data, ns-2.35's yes / no and the joint readings (zero
-    where the table has no ns-2.35 verdicts)."""
+    """The counts row of one saved claim table (:func:`aqmlab.studies.claims.tally`): claims
+    the profile tests (``reproduced`` not "not tested"), ns-3's yes / no / no data, ns-2.35's
+    yes / no and the joint readings (zero where the table has no ns-2.35 verdicts)."""
     tested = table[table.reproduced != NOT_TESTED]
-    ref = tested.get("reproduced_ns2", pd.Series(dtype=str))
-    joint = tested.get("engines", pd.Series(dtype=str))
-    out = {"tested": len(tested), "ns-3 yes": int((tested.reproduced == "yes").sum()),
-           "ns-3 no": int((tested.reproduced == "no").sum()),
-           "no data": int((tested.reproduced == NO_DATA).sum()),
-           "ns-2.35 yes": int((ref == "yes").sum()), "ns-2.35 no": int((ref == "no").sum())}
-    out.update({name: int((joint == value).sum()) for name, value in READINGS.items()})
-    return out
+    ref = tested.reproduced_ns2 if "reproduced_ns2" in tested else None
+    c = tally(tested.reproduced, ref)
+    return {"tested": c["claims"], "ns-3 yes": c["yes"], "ns-3 no": c["no"],
+            "no data": c["no data"], "ns-2.35 yes": c.get("ns2 yes", 0),
+            "ns-2.35 no": c.get("ns2 no", 0), **{name: c.get(name, 0) for name in READINGS}}
 
 
 def _cell(text: str) -> str:

@@ -68,3 +68,26 @@ def test_read_tables_skips_empty_tables(tmp_path):
     pd.DataFrame(columns=["study", "claim"]).to_csv(tmp_path / "empty" / "claims.csv",
                                                     index=False)
     assert read_tables(tmp_path) == {}
+
+
+def test_a_saved_table_counts_as_its_live_table(tmp_path):
+    """The page's counts of a saved table are the live table's own counts (one verdict
+    counter): the same numbers for every reading, less the claims not tested."""
+    live = ClaimTable("gamma")
+    ref = ClaimTable("gamma")
+    for k, (a, b) in enumerate([(1.0, 1.0), (3.0, 3.0), (3.0, 1.0), (1.0, 3.0), (1.0, None),
+                                (None, 1.0), (3.0, None)]):
+        live.add(f"G-{k}", "claim", 1.0, a, "abs within", 0.5)
+        ref.add(f"G-{k}", "claim", 1.0, b, "abs within", 0.5)
+    live.add("G-skip", "not tested", 1.0, 9.0, "abs within", 0.5, tested=False)
+    ref.add("G-skip", "not tested", 1.0, 9.0, "abs within", 0.5, tested=False)
+    live.with_reference(ref).save(tmp_path / "gamma")
+    c = live.counts()
+    saved = counts(read_tables(tmp_path)["gamma"])
+    assert saved["tested"] == c["claims"] - c["not tested"] == 7
+    assert (saved["ns-3 yes"], saved["ns-3 no"], saved["no data"]) == (c["yes"], c["no"],
+                                                                        c["no data"])
+    assert (saved["ns-2.35 yes"], saved["ns-2.35 no"]) == (c["ns2 yes"], c["ns2 no"])
+    for reading in ("both", "paper's era", "aqmlab's", "ns-3 only", "not run on ns-2.35"):
+        assert saved[reading] == c[reading], reading
+    assert c["not run on ns-2.35"] == 2
