@@ -16,7 +16,7 @@ from aqmlab.scenario import Scenario
 from aqmlab.scenario.limits import HEADER_BYTES
 
 __all__ = ["BULK_PER_SEGMENT", "MAH_PER_MBPS", "OVERLOAD", "PACKMIME_PER_CONNECTION",
-           "PER_FLOW", "estimate_cost", "ns3_cpu_terms"]
+           "PER_FLOW", "estimate_cost", "ns3_cpu_terms", "web_load"]
 
 #: CPU-s per TCP segment (data or ACK) a full bulk-traffic bottleneck carries, and per flow
 #: per simulated second.
@@ -80,10 +80,8 @@ def ns3_cpu_terms(scenario: Scenario) -> dict[str, float]:
     topo = scenario.topology
     groups = scenario.traffic
     own = [c for g in groups if (c := g.cpu_per_s(topo.hops_factor)) is not None]
-    load = max((g.connection_rate * BITS_PER_WEB_CONNECTION / topo.bottleneck_rate_bps
-                for g in groups), default=0.0)
     knee, slope = OVERLOAD
-    overload = 1.0 + slope * max(0.0, load - knee)
+    overload = 1.0 + slope * max(0.0, web_load(scenario) - knee)
     duration = scenario.run.duration_s
     rate = sum(g.connection_rate for g in groups)
     if scenario.run.stop_after_responses and rate > 0:
@@ -95,6 +93,15 @@ def ns3_cpu_terms(scenario: Scenario) -> dict[str, float]:
     link = 0.0 if own else BULK_PER_SEGMENT * _segments_per_s(scenario)
     return {"web": duration * sum(own) * overload, "link": duration * link,
             "flows": duration * PER_FLOW * scenario.n_flows}
+
+
+def web_load(scenario: Scenario) -> float:
+    """The largest web traffic group's offered load on the narrowest bottleneck link, for
+    the cost model: its connection rate in 80-kbit connections against the link's rate
+    (0 without web traffic). ``scenario`` resolved."""
+    rate = scenario.topology.bottleneck_rate_bps
+    return max((g.connection_rate * BITS_PER_WEB_CONNECTION / rate for g in scenario.traffic),
+               default=0.0)
 
 
 def _segments_per_s(scenario: Scenario) -> float:

@@ -114,3 +114,20 @@ def test_a_bulk_link_costs_the_segments_it_carries():
     one = cost.ns3_cpu_terms(lot)["link"]
     assert one == pytest.approx(lot.topology.hops * cost.BULK_PER_SEGMENT * lot.run.duration_s
                                 * 10e6 / (8 * (lot.tcp.mss + 40)) * 2)
+
+
+def test_web_load_is_the_offered_load_the_overload_factor_reads():
+    """``web_load``: PackMime's calibrated connection rate in 80-kbit connections against
+    the bottleneck (Weigle's 105 % label is ~1.0 of the link by this measure), 0 for bulk
+    traffic; the overload factor charges exactly the excess over its knee."""
+    from aqmlab.campaign import cost
+    w = example("weigle_droptail_80").replace(**{"traffic[0].load": 1.05,
+                                                  "traffic[1].load": 1.05}).resolve()
+    load = cost.web_load(w)
+    assert load == pytest.approx(w.traffic[0].rate * cost.BITS_PER_WEB_CONNECTION / 10e6)
+    assert 0.95 < load < 1.1
+    assert cost.web_load(example("pentikousis_ecn_5clients").resolve()) == 0.0
+    knee, slope = cost.OVERLOAD
+    base = w.replace(**{"topology.bottleneck.rate": "100Mbps"})  # the same traffic, no overload
+    assert cost.ns3_cpu_terms(w)["web"] == pytest.approx(
+        cost.ns3_cpu_terms(base)["web"] * (1 + slope * (load - knee)))
