@@ -52,7 +52,9 @@ def test_cost_model_charges_web_runs_by_the_traffic_offered_not_the_link():
     fast_over = over.replace(**{"topology.bottleneck.rate": "100Mbps"})  # not overloaded
     assert (estimate_cost(fast_over) - 1) == pytest.approx(ratio * (estimate_cost(w) - 1))
     web = example("weigle_droptail_80").replace(**{"run.duration": "480s"})
-    at107 = web.replace(**{f"traffic[{i}].rate": 107.0 for i in range(2)})
+    at107 = web.replace(**{k: v for i in range(2) for k, v in (
+        (f"traffic[{i}].rate", 107.0), (f"traffic[{i}].load", None),
+        (f"traffic[{i}].calibration", None))})
     assert 22.5 / 1.5 < estimate_cost(at107) < 25.5 * 1.5
     mah = example("christiansen_taildrop_90")
     more = mah.replace(**{"traffic[0].users": 2 * mah.traffic[0].users})

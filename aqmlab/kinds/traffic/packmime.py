@@ -45,7 +45,9 @@ class PackMime(TrafficBase):
     ``load`` (fraction of the bottleneck) with a ``calibration`` table written by
     ``aqmlab calibrate`` (a path relative to the scenario file); the rate is then read
     from the table when the scenario is resolved (:meth:`aqmlab.scenario.Scenario.resolve`,
-    before it is hashed, planned or run), and ``load`` stays as its label.
+    before it is hashed, planned or run), and ``load`` stays as its label; a ``rate``
+    beside them is replaced (so changing ``load`` re-reads it): to run at a rate of your
+    own, set ``load`` and ``calibration`` to None.
     ``calibrate_on`` chooses the table's load column: "expected" (default; the model's mean
     payload times the measured overhead, unbiased by heavy tails) or "measured" (the
     utilisation the calibration runs measured, as the papers calibrated: heavy tails bias
