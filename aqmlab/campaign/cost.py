@@ -20,8 +20,8 @@ __all__ = ["BULK_PER_SEGMENT", "MAH_PER_MBPS", "OVERLOAD", "PACKMIME_PER_CONNECT
 
 #: CPU-s per TCP segment (data or ACK) a full bulk-traffic bottleneck carries, and per flow
 #: per simulated second.
-BULK_PER_SEGMENT = 8e-6
-PER_FLOW = 4e-6
+BULK_PER_SEGMENT = 1.4e-5
+PER_FLOW = 7e-6
 #: (knee, slope): web traffic offered above ``knee`` of the bottleneck costs ``1 + slope *
 #: (load - knee)`` times as much per connection (PackMime's connection rate in 80-kbit
 #: connections against the narrowest bottleneck link; Weigle's calibrated 105 % is 1.007,
@@ -32,31 +32,34 @@ OVERLOAD = (0.9, 7.5)
 def estimate_cost(scenario: Scenario) -> float:
     """Expected CPU-seconds of a run on this machine class (2-core KVM, ns-3.44 wheel, two
     workers on mimalloc, aqmlab's speed-ups on), used to order runs longest-first and to
-    estimate CPU-hours. Three terms per simulated second, refitted on 2026-11-25 to the
-    side-by-side runs of ``bench/bench_vs_ns2.py`` (the same machine class varies from day
-    to day by up to 1.9x; ``aqmlab figures --dry-run`` prints measured against modelled CPU
-    for stored runs):
+    estimate CPU-hours. Three terms per simulated second (``aqmlab figures --dry-run``
+    prints measured against modelled CPU for stored runs, ``bench/cost_residuals.py`` per
+    configuration):
 
     * **web**: each web traffic kind's own ``cpu_per_s`` (PackMime per connection/s offered,
       Mah's users per Mb/s offered, a quarter more per extra hop of a parking lot), times
       the overload factor (:data:`OVERLOAD`);
-    * **link**: bulk flows, ``8e-6`` per TCP segment (data and ACKs) that the full
-      bottleneck carries, on every hop of a parking lot (an uncongested link as if 10 Mb/s);
-    * **flows**: ``4e-6`` per flow (Qiu's T1 from 300 to 1000 flows; before the socket
-      tables and route indexes, ns-3's per-socket and per-interface scans made it 2e-4).
+    * **link**: bulk flows, :data:`BULK_PER_SEGMENT` per TCP segment (data and ACKs) that
+      the full bottleneck carries, on every hop of a parking lot (an uncongested link as if
+      10 Mb/s);
+    * **flows**: :data:`PER_FLOW` per flow (Qiu's T1 from 1 to 1000 flows; before the
+      socket tables and route indexes, ns-3's per-socket and per-interface scans made it
+      2e-4).
 
-    Refitted on 2026-11-25 against 23 full-profile runs drawn at random
-    (``bench/cost_sample.py``, seed 31): the old link term (0.004 per Mb/s) over-predicted
-    Pentikousis' 1.5 Mb/s runs (1460-byte segments, delayed ACKs) 3.5-4x; per segment it
-    keeps Qiu's T1 (460-byte segments, an ACK each) where it was and gives 0.0015 per Mb/s
-    for Pentikousis, as measured side by side. PackMime at 105 % of a drop-tail or ARED
-    bottleneck, run to 500,000 responses (~2,100 s), took 1.75-1.89x the linear web term
-    (BBR at 105 %, 720 s, 1.89x); 400-s runs at 90/100/105 % differed by only 7-9 % per
-    connection, so the excess builds up during a long overloaded run (connections and
-    sockets piling up). :data:`OVERLOAD` is fitted to those 105 % runs; between the knee
-    and 105 % it is interpolated, not measured. What stays over-predicted is the constant
-    second per run of very short bulk runs (ns-3 ``Run`` of 1-3 CPU-s): it stands for a
-    worker's per-run set-up and tables, which ``run_cpu_s`` leaves out.
+    Refitted on 2026-11-29 (aqmlab 0.8.32) to 23 full-profile runs drawn at random and run
+    one at a time on a quiet machine (``bench/cost_sample.py``, seed 31; bench/README.md,
+    "The cost model refitted"), on the Intel Xeon VM. The same binaries run about 1.6x
+    faster on the AMD EPYC VM this machine class also is (ns-2.35's web-dt148, 480 s:
+    20.3 CPU-s there, 32.7 here), so on such a day the model over-predicts by that much.
+    The 2026-11-25 fit (on the AMD VM) had become 1.4-2x low for PackMime and bulk runs,
+    1.1x high for Mah's. PackMime at 105 % of a drop-tail or ARED bottleneck, run to
+    500,000 responses (~2,100 s), took 1.75-1.89x the linear web term (2026-11-25);
+    400-s runs at 90/100/105 % differed by only 7-9 % per connection, so the excess builds
+    up during a long overloaded run (connections and sockets piling up). :data:`OVERLOAD`
+    is fitted to those 105 % runs; between the knee and 105 % it is interpolated, and
+    long runs at Weigle's 95 % took 1.2-1.4x more than it gives. What stays over-predicted
+    is the constant second per run of very short bulk runs (ns-3 ``Run`` of 1-3 CPU-s): it
+    stands for a worker's per-run set-up and tables, which ``run_cpu_s`` leaves out.
 
     A run with ``stop_after_responses`` ends about when the web groups' connection rates
     complete that many responses after the warm-up; one with ``stop_when_done`` when its

@@ -94,11 +94,13 @@ def simulate(scenario, plan, *, workdir=None, timeout=None, keep=False,
 
 
 #: CPU of ns-2.35 (the whole ``ns`` process) against ns-3 (``Simulator::Run``, speed-ups
-#: on) per term of the cost model, measured side by side by ``bench/bench_vs_ns2.py`` on
-#: 2026-11-25: web 0.69-0.83 (two-way PackMime), a link's packets 0.06-0.29 (the bulk
-#: parking lot, Pentikousis), each flow 3.7x (Qiu's T1 from 300 to 1000 flows: ns-2's
-#: per-agent Tcl objects and timers).
-RELATIVE_COST = {"web": 0.75, "link": 0.15, "flows": 3.7}
+#: on) per term of the cost model, from the cross-simulator study's full profile at 0.8.31
+#: (the same 660 scenarios on both engines, run side by side; refitted 2026-11-29): web
+#: 0.87 (60 pairs of 1,200-s PackMime runs, 0.82-0.94 per queue), a link's packets 0.1
+#: (Qiu's T1 with one flow 0.08-0.09, the bulk parking lot 0.09), each flow 1.1x (Qiu's
+#: T1 from 1 to 1000 flows: ns-2's per-agent Tcl objects and timers; 0.6x at 300 flows,
+#: 1.14x at 1000, where the model charges the most).
+RELATIVE_COST = {"web": 0.87, "link": 0.1, "flows": 1.1}
 
 
 def run_meta() -> dict[str, object]:

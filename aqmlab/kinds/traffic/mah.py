@@ -17,10 +17,10 @@ from aqmlab.workload.mah import MahWorkload
 
 __all__ = ["Mah", "MAH_PER_MBPS", "USER_KBPS", "USER_KBPS_SHORT_THINK"]
 
-#: CPU-s per simulated second per Mb/s the users offer (cost model: Christiansen's
-#: tail-drop at 90 %, 900 s, took 31.8 CPU-s on 2026-11-25 with the speed-ups, 0.445x the
-#: 0.0087 fitted to the 27 tail-drop runs of 2026-11-23 on aqmlab 0.2.2).
-MAH_PER_MBPS = 0.0039
+#: CPU-s per simulated second per Mb/s the users offer (cost model: refitted on 2026-11-29,
+#: aqmlab 0.8.32: four full-profile Christiansen runs of 5,400 s took 0.82-0.97x the 0.0039
+#: of 2026-11-25; 0.0087 on aqmlab 0.2.2).
+MAH_PER_MBPS = 0.0035
 #: kb/s a user offers with the thesis' 10-minute think cap, and with caps of 2 min or less.
 USER_KBPS = 3.70
 USER_KBPS_SHORT_THINK = 13.6

@@ -28,9 +28,10 @@ GENERATORS = ("aqmlab", "ns2")
 #: Most redraws tried for PackMime.elephant before giving up.
 MAX_REDRAWS = 1000
 #: CPU-s per simulated second per connection/s offered, whatever the link (cost model:
-#: two-way at 10 Mb/s, 107 connections/s each way for 480 s took 22.5 CPU-s through
-#: drop-tail 148 and 25.5 uncongested, 2026-11-25 with the speed-ups; 0.00089 in 0.2.2).
-PACKMIME_PER_CONNECTION = 0.00023
+#: refitted on 2026-11-29 to aqmlab 0.8.32 on the Intel Xeon VM, bench/README.md "The
+#: cost model refitted": Vembar's parking lot at 57 % took 1.42x the 0.00023 of
+#: 2026-11-25, fitted on the AMD EPYC VM, Weigle's 80 % drop-tail 1.52x; 0.00089 in 0.2.2).
+PACKMIME_PER_CONNECTION = 0.00033
 #: The explorer's offered web load -> connection rate: one connection carries about 10 kB
 #: (80 kbit) across the bottleneck on average, so rate = load * bottleneck_bps / 80e3.
 BITS_PER_WEB_CONNECTION = 80e3
