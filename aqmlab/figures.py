@@ -35,7 +35,7 @@ from aqmlab.notebooks import NotebookError, check_params, plan, run_notebook
 from aqmlab.studies import STUDIES, common
 from aqmlab.studies.overview import overview, read_tables
 
-__all__ = ["Report", "estimate", "planned_runs", "regenerate"]
+__all__ = ["Report", "estimate", "planned_runs", "regenerate", "stored_cpu"]
 
 
 def planned_runs(profile: str = "full", only: Sequence[str] | None = None,
@@ -64,9 +64,9 @@ def estimate(profile: str = "full", only: Sequence[str] | None = None,
     st = Store(store)
     rows = []
     for name, (points, new) in planned_runs(profile, only, store, params).items():
-        stored = {p.key: p for p in new if st.check(p.key)[0] == "ok"}
+        cpu = stored_cpu(st, new)
+        stored = {p.key: p for p in new if p.key in cpu}
         missing = [p for p in new if p.key not in stored]
-        cpu = {k: st.summary(k).get("run_cpu_s") for k in stored}
         timed = [k for k, v in cpu.items() if v is not None]
         rows.append({"study": name, "runs": len(points), "new": len(new),
                      "missing": len(missing),
@@ -76,6 +76,13 @@ def estimate(profile: str = "full", only: Sequence[str] | None = None,
                      "stored_model_hours": sum(estimate_cost(stored[k].scenario)
                                                for k in timed) / 3600})
     return rows
+
+
+def stored_cpu(st: Store, points: Sequence[Any]) -> dict[str, float | None]:
+    """``run_cpu_s`` of each of ``points`` (campaign ``Point``s) that ``st`` holds complete,
+    by key; None where the run did not record it."""
+    return {p.key: st.summary(p.key).get("run_cpu_s") for p in points
+            if st.check(p.key)[0] == "ok"}
 
 
 @dataclass
@@ -170,8 +177,8 @@ def regenerate(profile: str = "quick", out: str | Path = "figures", store: str |
         print(f"{name}: {row['wall_s']:.0f} s, {status}", file=sys.stderr, flush=True)
     report.wall_s = time.perf_counter() - t0
     Path(out).mkdir(parents=True, exist_ok=True)
-    ran = {r["study"] for r in report.rows if "error" not in r}  # not a failed one's old table
-    tables = {s: t for s, t in read_tables(out).items() if s in ran}
+    failed = {r["study"] for r in report.failed}  # not a failed notebook's old table
+    tables = {s: t for s, t in read_tables(out).items() if s in names and s not in failed}
     if tables:
         interim = ", interim (--stored-only)" if stored_only else ""
         (Path(out) / "claims.md").write_text(

@@ -37,16 +37,14 @@ def stored_runs(store: Path, profile: str, only: list[str] | None,
     earlier aqmlab's runs of the same scenarios) instead of this installation's."""
     from aqmlab.campaign.cost import estimate_cost, ns3_cpu_terms, web_load
     from aqmlab.campaign.store import Store
-    from aqmlab.figures import planned_runs
+    from aqmlab.figures import planned_runs, stored_cpu
 
     st = Store(store, version=version)
     out = []
     for study, (_, new) in planned_runs(profile, only, store).items():
+        measured = stored_cpu(st, new)
         for p in new:
-            if st.check(p.key)[0] != "ok":
-                continue
-            cpu = st.summary(p.key).get("run_cpu_s")
-            if cpu is None:
+            if (cpu := measured.get(p.key)) is None:
                 continue
             sc = p.scenario
             out.append({"study": study, "family": family(sc.name), "engine": sc.run.engine,
