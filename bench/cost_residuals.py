@@ -35,7 +35,7 @@ def stored_runs(store: Path, profile: str, only: list[str] | None,
     measured and modelled CPU-s, offered web load (0 for bulk-only runs), simulated
     seconds and the model's terms. ``version``: read that namespace of the store (an
     earlier aqmlab's runs of the same scenarios) instead of this installation's."""
-    from aqmlab.campaign.cost import estimate_cost, ns3_cpu_terms, web_load
+    from aqmlab.campaign.cost import cost_of_terms, ns3_cpu_terms, web_load
     from aqmlab.campaign.store import Store
     from aqmlab.figures import planned_runs, stored_cpu
 
@@ -47,10 +47,11 @@ def stored_runs(store: Path, profile: str, only: list[str] | None,
             if (cpu := measured.get(p.key)) is None:
                 continue
             sc = p.scenario
+            terms = ns3_cpu_terms(sc)
             out.append({"study": study, "family": family(sc.name), "engine": sc.run.engine,
-                        "measured": float(cpu), "model": estimate_cost(sc),
+                        "measured": float(cpu), "model": cost_of_terms(sc, terms),
                         "load": web_load(sc.resolve()), "length": sc.run.duration_s,
-                        "terms": ns3_cpu_terms(sc)})
+                        "terms": terms})
     return out
 
 

@@ -16,7 +16,7 @@ from aqmlab.scenario import Scenario
 from aqmlab.scenario.limits import HEADER_BYTES
 
 __all__ = ["BULK_PER_SEGMENT", "MAH_PER_MBPS", "OVERLOAD", "PACKMIME_PER_CONNECTION",
-           "PER_FLOW", "estimate_cost", "ns3_cpu_terms", "web_load"]
+           "PER_FLOW", "cost_of_terms", "estimate_cost", "ns3_cpu_terms", "web_load"]
 
 #: CPU-s per TCP segment (data or ACK) a full bulk-traffic bottleneck carries, and per flow
 #: per simulated second.
@@ -67,9 +67,14 @@ def estimate_cost(scenario: Scenario) -> float:
     the terms by its kind's ``COST`` (the costliest forward queue of a parking lot). A run
     on another engine scales each term by its engine's ``RELATIVE_COST`` (ns-2.35 against
     ns-3, measured side by side)."""
+    return cost_of_terms(scenario, ns3_cpu_terms(scenario))
+
+
+def cost_of_terms(scenario: Scenario, terms: dict[str, float]) -> float:
+    """:func:`estimate_cost` from the run's :func:`ns3_cpu_terms`, for callers that keep
+    the terms too (``bench/cost_residuals.py``)."""
     factor = max(q.COST for q in scenario.topology.bottleneck_queues())
     relative = engines.get(scenario.run.engine).RELATIVE_COST
-    terms = ns3_cpu_terms(scenario)
     return 1.0 + factor * sum(cpu * relative[term] for term, cpu in terms.items())
 
 

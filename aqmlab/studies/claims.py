@@ -58,7 +58,8 @@ import pandas as pd
 
 from aqmlab.studies.params import PROFILE_NAMES
 
-__all__ = ["KINDS", "Claim", "ClaimTable", "NOT_TESTED", "NO_DATA", "READINGS", "tally",
+__all__ = ["KINDS", "Claim", "ClaimTable", "NOT_TESTED", "NO_DATA", "NOT_RUN_ON_REFERENCE",
+           "READINGS", "tally",
            "check_ordering",
            "Measured", "Inputs", "Metrics", "ClaimSpec", "DeclaredTable", "TABLES"]
 
@@ -219,12 +220,16 @@ ENGINE_VERDICTS = {
 }
 
 
+#: The joint reading of a claim whose arms the reference engine did not run.
+NOT_RUN_ON_REFERENCE = "not run on ns-2.35"
+
+
 def engine_verdict(ns3: str, ref: str) -> str:
     """How the two engines' verdicts combine (:data:`ENGINE_VERDICTS`)."""
     if ns3 == NOT_TESTED or ref == NOT_TESTED:
         return NOT_TESTED
     if ref == NO_DATA:
-        return "not run on ns-2.35"
+        return NOT_RUN_ON_REFERENCE
     return ENGINE_VERDICTS.get((ns3, ref), "ns-2.35 only" if ns3 == NO_DATA else "")
 
 
@@ -233,7 +238,7 @@ READINGS = {"both": ENGINE_VERDICTS[("yes", "yes")],
             "paper's era": ENGINE_VERDICTS[("no", "no")],
             "aqmlab's": ENGINE_VERDICTS[("no", "yes")],
             "ns-3 only": ENGINE_VERDICTS[("yes", "no")],
-            "not run on ns-2.35": "not run on ns-2.35"}
+            "not run on ns-2.35": NOT_RUN_ON_REFERENCE}
 
 
 def tally(verdicts: Sequence[str], reference: Sequence[str] | None = None) -> dict[str, int]:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from aqmlab.studies.claims import NOT_TESTED, READINGS, tally
+from aqmlab.studies.claims import NOT_RUN_ON_REFERENCE, NOT_TESTED, READINGS, tally
 
 __all__ = ["COUNTS", "counts", "overview", "read_tables"]
 
@@ -55,7 +55,7 @@ def _ns2_value(claim: pd.Series) -> str:
     engine, "not run" for an arm ns-2.35 cannot run."""
     if "reproduced_ns2" not in claim:
         return "-"
-    if claim.engines == READINGS["not run on ns-2.35"]:
+    if claim.engines == NOT_RUN_ON_REFERENCE:
         return "not run"
     return f"{claim.measured_ns2} ({claim.reproduced_ns2})"
 
