@@ -79,11 +79,12 @@ def run_row(res: Any) -> dict[str, Any]:
     ts = ts[(ts.queue == "R0->R1") & (ts.time_s >= sc.run.warmup_s)]
     q = ts.qlen_pkts.to_numpy(float) if len(ts) else None
     delay = float(res.queues.iloc[0].avg_delay_s)
+    line = T1_BPS * float(sc.topology.rate_scale)  # the T1 as the run's links carry it
     return {
         "conn": conn, "buffer": buffer, "wc": buffer + W_OPT,
         "loss_rate": float(s.loss_rate),
-        "throughput": float(res.links.iloc[0].bytes_tx * 8 / (T1_BPS * 1.004 * s.measured_s)),
-        "goodput": float(s.goodput_mbps * 1e6 * PKT / MSS / (T1_BPS * 1.004)),
+        "throughput": float(res.links.iloc[0].bytes_tx * 8 / (line * s.measured_s)),
+        "goodput": float(s.goodput_mbps * 1e6 * PKT / MSS / line),
         "jain": float(s.jain_fairness), "timeouts": int(s.timeouts),
         "retx": int(s.retransmitted_packets), "drops": int(s.drops),
         "shut_off_pct": float((g < 0.1 * fair).mean() * 100) if conn else math.nan,
