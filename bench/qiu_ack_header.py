@@ -27,7 +27,7 @@ MEASURES = ["loss_rate", "timeouts_per_flow", "jain", "goodput", "q_mean"]
 
 
 def rows(result) -> pd.DataFrame:
-    from aqmlab.studies.setups.qiu import run_row
+    from aqmlab.studies.setups.qiu import T1_BPS, run_row
 
     out = []
     for _, res in result:
@@ -36,7 +36,7 @@ def rows(result) -> pd.DataFrame:
         out.append({**{k: row[k] for k in ("conn", "buffer", "loss_rate", "jain", "q_mean")},
                     "timeouts_per_flow": row["timeouts"] / row["conn"],
                     # payload over the paper's T1 rate, the same yardstick for both set-ups
-                    "goodput": float(res.summary.iloc[0].goodput_mbps) * 1e6 / 1.544e6,
+                    "goodput": float(res.summary.iloc[0].goodput_mbps) * 1e6 / T1_BPS,
                     "engine": sc.run.engine, "header": sc.topology.link_header,
                     "seed": sc.run.seed})
     return pd.DataFrame(out)
