@@ -17,12 +17,14 @@ Results and the events of ``flows``, one row each, ordered by time:
   corrections of that ACK or timeout; ``backoff`` only when aqmlab computes the timer,
   i.e. a mechanism of :mod:`aqmlab.kinds.tcp.mechanisms` at ns-2's value; else 1).
 
-ns-3: aqmlab's socket writes the events (``TcpTrace`` in tcp_socket.h); a segment held by
-a sender processing time (``processing_time``) when it leaves the hold, where ns-2's trace
-sees it. ns-2: the
+Times are exact on both engines: ns-3's clock (1 ns steps; femtoseconds nearest ns-2's
+doubles with ``run.event_clock = "ns2"``) and ns-2's doubles (its trace rounds them to
+1 us; a callback writes each line's clock), so ties and their order can be read. ns-3: aqmlab's socket writes the
+events (``TcpTrace`` in tcp_socket.h); a segment held by a sender processing time
+(``processing_time``) when it leaves the hold, where ns-2's trace sees it. ns-2: the
 ``trace-queue`` of each flow's first link gives sends and ACK arrivals, its agent's traced
 variables the window and back-off (cwnd for an ns-2 event is the last value traced at or
-before it).
+before it; those are printed to 10 us).
 """
 
 from __future__ import annotations
@@ -91,6 +93,10 @@ def _read_ns2(wd: Path, plan, flows: list[int]) -> pd.DataFrame:
     path = wd / "flows.tr"
     tr = pd.read_csv(path, sep=r"\s+", header=None, names=_TRACE_COLUMNS,
                      usecols=range(len(_TRACE_COLUMNS)))
+    clock = np.loadtxt(wd / "flows.clock", ndmin=1)
+    if len(clock) != len(tr):
+        raise RuntimeError(f"ns-2 flow trace: {len(tr)} lines but {len(clock)} exact times")
+    tr["t"] = clock
     parts = []
     for i in flows:
         src = plan.flows[i].src

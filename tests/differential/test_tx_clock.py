@@ -42,6 +42,7 @@ def _ties(events: pd.DataFrame, after: float = 16.0) -> pd.DataFrame:
     """Ties of a timeout retransmission and another flow's first send (within 1 us at the
     senders, after ``after`` s): per tie whether each copy was lost."""
     ev = events[events.event.isin(["send", "retx"]) & (events.seg >= 0)].copy()  # data
+    ev["t"] = ev.t.round(6)  # the same microsecond: the exact clocks differ by femtoseconds
     ev["lost"] = ev.t < ev.groupby(["flow", "seg"]).t.transform("max")
     s = ev[ev.t > after].sort_values(["t", "flow", "seg"]).reset_index(drop=True)
     rows = []

@@ -21,6 +21,21 @@ proc aq_open {name} {
     return $fd
 }
 
+# The exact clock of every line that link a->b's traces write (ns-2 prints their times
+# rounded to 1 us): one %.17g time per line, in the same order, into AQ(fd,flowclock).
+proc aq_exact_clock {a b} {
+    global ns
+    set link [$ns link $a $b]
+    foreach name {enqT_ deqT_ drpT_ rcvT_} {
+        set tr [$link set $name]
+        $tr set callback_ 1
+        $tr proc handle {line} {
+            global ns AQ
+            puts $AQ(fd,flowclock) [format %.17g [$ns now]]
+        }
+    }
+}
+
 proc aq_init {} {
     global AQ
     foreach name {flows done queues samples meta web} {

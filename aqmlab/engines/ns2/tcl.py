@@ -106,11 +106,12 @@ def _seed(seed: int, run: int) -> list[str]:
 
 def flow_traces(plan: Plan, flows: Sequence[int]) -> list[str]:
     """Trace bulk flows/transfers ``flows``: every packet on both directions of each one's
-    first link into flows.tr (``trace-queue``, filtered by flow id when read) and its
-    agent's window, ssthresh, back-off and ACK variables into vars<i>.tr
-    (:mod:`aqmlab.engines.flow_trace` reads them)."""
+    first link into flows.tr (``trace-queue``, filtered by flow id when read), each line's
+    exact clock into flows.clock (flows.tr rounds to 1 us), and its agent's window,
+    ssthresh, back-off and ACK variables into vars<i>.tr (:mod:`aqmlab.engines.flow_trace`
+    reads them)."""
     adj = _adjacency(plan)
-    lines = ["set AQ(fd,flowtr) [aq_open flows.tr]"]
+    lines = ["set AQ(fd,flowtr) [aq_open flows.tr]", "set AQ(fd,flowclock) [aq_open flows.clock]"]
     links = set()
     for i in flows:
         src = plan.flows[i].src
@@ -118,7 +119,8 @@ def flow_traces(plan: Plan, flows: Sequence[int]) -> list[str]:
         for a, b in ((src, nb), (nb, src)):
             if (a, b) not in links:
                 links.add((a, b))
-                lines.append(f"$ns trace-queue $N({a}) $N({b}) $AQ(fd,flowtr)")
+                lines += [f"$ns trace-queue $N({a}) $N({b}) $AQ(fd,flowtr)",
+                          f"aq_exact_clock $N({a}) $N({b})"]
         lines += [f"set AQ(fd,var{i}) [aq_open vars{i}.tr]", f"$AQ(tcp,{i}) attach $AQ(fd,var{i})"]
         lines += [f"$AQ(tcp,{i}) trace {v}" for v in ("cwnd_", "ssthresh_", "backoff_", "ack_")]
     return lines

@@ -3983,8 +3983,11 @@ class AqmTcpSocket : public TcpSocketBase, public HoldListener
     void Trace(char event, SequenceNumber32 seq) const
     {
         const double mss = m_tcb->m_segmentSize;
-        std::fprintf(TcpTrace::File(), "%.6f %u %c %.3f %.3f %.3f %d %.4f %.4f %.4f %d\n",
-                     Simulator::Now().GetSeconds(), m_tracePort, event,
+        // the exact time: ns-2's double on its clock (Now() is the nearest femtosecond)
+        const Ns2ClockSimulatorImpl* sim = Ns2ClockSimulatorImpl::Current();
+        const double now = sim != nullptr ? sim->NowDouble() : Simulator::Now().GetSeconds();
+        std::fprintf(TcpTrace::File(), "%.17g %u %c %.3f %.3f %.3f %d %.4f %.4f %.4f %d\n",
+                     now, m_tracePort, event,
                      (seq.GetValue() - 1) / mss, m_tcb->m_cWnd.Get() / mss,
                      m_tcb->m_ssThresh.Get() / mss, int(m_tcb->m_congState.Get()),
                      m_rto.Get().GetSeconds(), m_rtt->GetEstimate().GetSeconds(),
