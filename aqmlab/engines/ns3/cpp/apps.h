@@ -61,6 +61,16 @@ class Sender : public Application
         m_stats = stats;
     }
 
+    /// Start at `startS` (s). On ns-2's event clock the start is due at that very double,
+    /// as ns-2.35's `$ns at start` from the set-up (clock 0) is: the time step nearest it
+    /// is up to half a femtosecond off, and the flow's every time with it, which decides
+    /// the order of a tie in exact arithmetic (two flows' timeouts at one instant).
+    void StartAt(double startS)
+    {
+        SetStartTime(Seconds(startS));
+        m_startS = startS;
+    }
+
     /// This flow's packets pass a processing-time hold: its socket listens to it.
     void ListenToHold(std::shared_ptr<HoldListeners> listeners, uint32_t flow)
     {
@@ -69,6 +79,16 @@ class Sender : public Application
     }
 
   private:
+    void DoInitialize() override
+    {
+        // Application::DoInitialize schedules the start m_startTime from now (0)
+        if (Ns2ClockSimulatorImpl* sim = Ns2ClockSimulatorImpl::Current(); sim && m_startS > 0)
+        {
+            sim->Hint(m_startTime.GetTimeStep(), m_startS);
+        }
+        Application::DoInitialize();
+    }
+
     void StartApplication() override
     {
         m_socket = MakeTcpSocket(GetNode(), *m_profile);
@@ -183,6 +203,7 @@ class Sender : public Application
     const TcpProfile* m_profile{nullptr};
     uint16_t m_localPort{0};
     double m_bootPhase{-1};
+    double m_startS{0};
     Address m_peer;
     double m_maxBytes{0};
     double m_sent{0};

@@ -43,7 +43,7 @@ namespace aqmlab
 {
 using namespace ns3;
 
-constexpr int AQMLAB_CPP_VERSION = 60;
+constexpr int AQMLAB_CPP_VERSION = 61;
 /// Flow i's sender binds port PORT_BASE + i; receivers listen on LISTEN_PORT_BASE + profile.
 constexpr uint16_t PORT_BASE = 10000;
 constexpr uint16_t LISTEN_PORT_BASE = 5000;
@@ -478,7 +478,7 @@ class Experiment
                 tx->ListenToHold(m_holdListeners, i); // its packets are held (HoldQueueDisc)
             }
             m_nodes.Get(f.src)->AddApplication(tx);
-            tx->SetStartTime(Seconds(f.start));
+            tx->StartAt(f.start);
             if (f.target > 0)
             {
                 ++m_finite;
