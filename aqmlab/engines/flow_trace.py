@@ -17,11 +17,12 @@ Results and the events of ``flows``, one row each, ordered by time:
   corrections of that ACK or timeout; ``backoff`` only when aqmlab computes the timer,
   i.e. a mechanism of :mod:`aqmlab.kinds.tcp.mechanisms` at ns-2's value; else 1).
 
-Times are exact on both engines: ns-3's clock (1 ns steps; femtoseconds nearest ns-2's
-doubles with ``run.event_clock = "ns2"``) and ns-2's doubles (its trace rounds them to
-1 us; a callback writes each line's clock), so ties and their order can be read. ns-3: aqmlab's socket writes the
-events (``TcpTrace`` in tcp_socket.h); a segment held by a sender processing time
-(``processing_time``) when it leaves the hold, where ns-2's trace sees it. ns-2: the
+Times are exact on both engines, so ties and their order can be read: ns-3's clock (its
+1 ns steps; with ``run.event_clock = "ns2"`` the running event's ns-2 double) and ns-2.35's
+doubles (its trace rounds them to 1 us; a callback on the traced links writes each line's
+clock). ns-3: aqmlab's socket writes the events (``TcpTrace`` in tcp_socket.h); a segment
+held by a sender processing time (``processing_time``) when it leaves the hold, where
+ns-2's trace sees it. ns-2: the
 ``trace-queue`` of each flow's first link gives sends and ACK arrivals, its agent's traced
 variables the window and back-off (cwnd for an ns-2 event is the last value traced at or
 before it; those are printed to 10 us).
