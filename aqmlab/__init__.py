@@ -16,7 +16,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-__version__ = "0.8.33"
+__version__ = "0.8.34"
 
 #: The public API, by the module that defines it. Loaded on first use, so that
 #: ``import aqmlab`` stays instant (the scenario model alone pulls in NumPy and pandas).

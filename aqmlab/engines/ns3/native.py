@@ -45,7 +45,7 @@ def max_duration_s() -> float:
     return (2**63 - 1) / RESOLUTIONS[resolution()][1] - 200.0
 
 #: Must equal ``AQMLAB_CPP_VERSION`` in experiment.h.
-CPP_VERSION = 61
+CPP_VERSION = 62
 
 _lock = threading.Lock()
 _done = False

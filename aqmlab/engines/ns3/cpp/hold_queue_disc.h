@@ -152,6 +152,8 @@ class HoldQueueDisc : public QueueDisc
             m_state[q] = HELD;
             // ns-2: Random::uniform(overhead_) = overhead_ U; ns-3: 0 + U (max - 0)
             const double hold = m_ns2 ? maxHold * m_ns2->U01() : m_rng->GetValue(0, maxHold);
+            // ns-2's delsnd_timer_ is due at fl(now + hold), the draw's own double
+            Ns2ClockDelay(Seconds(hold), hold);
             Simulator::Schedule(Seconds(hold), &HoldQueueDisc::Release, this, q);
         }
         if (!GetInternalQueue(q)->Enqueue(item))
