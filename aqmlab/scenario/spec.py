@@ -74,7 +74,8 @@ class RunControl(Spec):
     ns-3 does; "ns2" schedules every event at the step nearest ns-2.35's double
     fl(now + delay), now being ns-2's double of the current event, starts a bulk flow at
     its start time's own double (``$ns at`` from the set-up; 0.8.33) and a replayed web
-    connection where ns-2's chain of ``$ns at`` puts it, and times each link's
+    connection where ns-2's chain of ``$ns at`` puts it, releases a sender's processing
+    hold at fl(now + the draw) (ns-2's ``delsnd_timer_``; 0.8.34), and times each link's
     transmission end and arrival as ns-2's ``LinkDelay`` does (it supersedes
     ``topology.tx_time``; cpp/ns2_event_clock.h). The two differ only where events coincide
     in exact arithmetic, which deterministic set-ups (every time on one lattice of link
