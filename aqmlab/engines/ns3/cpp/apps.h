@@ -81,10 +81,11 @@ class Sender : public Application
   private:
     void DoInitialize() override
     {
-        // Application::DoInitialize schedules the start m_startTime from now (0)
-        if (Ns2ClockSimulatorImpl* sim = Ns2ClockSimulatorImpl::Current(); sim && m_startS > 0)
+        // Application::DoInitialize schedules the start m_startTime from now (0): due at
+        // fl(0 + m_startS) = m_startS on ns-2's clock
+        if (m_startS > 0)
         {
-            sim->Hint(m_startTime.GetTimeStep(), m_startS);
+            Ns2ClockDelay(m_startTime, m_startS);
         }
         Application::DoInitialize();
     }
